@@ -1,0 +1,380 @@
+/* grammar: the grammar object, its builder (shared by both loaders) and format detection. */
+#include "internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "../util/io.h"
+
+struct grammar_builder {
+    int nsym, cap_sym;
+    char **name;
+    int *nsub;
+    unsigned char *phrasal;
+    int nbinary, cap_binary;
+    grammar_binary *binary; /* score holds linear probabilities, full [l][r][p] until finish */
+    int nunary, cap_unary;
+    grammar_unary *unary;
+};
+
+double grammar_log(double x)
+{
+    double y = log(x);
+    return isnan(y) ? -INFINITY : y;
+}
+
+grammar_builder *builder_new(void) { return calloc(1, sizeof(grammar_builder)); }
+
+void builder_free(grammar_builder *b)
+{
+    if (!b)
+        return;
+    for (int i = 0; i < b->nsym; i++)
+        free(b->name[i]);
+    for (int i = 0; i < b->nbinary; i++) {
+        free(b->binary[i].score);
+        free(b->binary[i].row_l);
+        free(b->binary[i].row_r);
+    }
+    for (int i = 0; i < b->nunary; i++)
+        free(b->unary[i].score);
+    free(b->name);
+    free(b->nsub);
+    free(b->phrasal);
+    free(b->binary);
+    free(b->unary);
+    free(b);
+}
+
+/* Grow *arr (of *cap elements of size `size`) to hold n + 1. */
+static int grow(void **arr, int *cap, int n, size_t size)
+{
+    if (n < *cap)
+        return 1;
+    int c = *cap ? 2 * *cap : 64;
+    void *p = realloc(*arr, (size_t)c * size);
+    if (!p)
+        return 0;
+    *arr = p;
+    *cap = c;
+    return 1;
+}
+
+cky_status builder_add_symbol(grammar_builder *b, const char *name, int nsub, int phrasal)
+{
+    if (nsub <= 0 || nsub > 4096)
+        return cky_fail(CKY_ERR_FORMAT, "symbol %s has %d substates", name, nsub);
+    int c = b->cap_sym;
+    if (!grow((void **)&b->name, &c, b->nsym, sizeof *b->name) ||
+        !grow((void **)&b->nsub, &b->cap_sym, b->nsym, sizeof *b->nsub))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    unsigned char *ph = realloc(b->phrasal, (size_t)b->cap_sym);
+    if (!ph)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    b->phrasal = ph;
+    if (!(b->name[b->nsym] = strdup(name)))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    b->nsub[b->nsym] = nsub;
+    b->phrasal[b->nsym] = (unsigned char)(phrasal != 0);
+    b->nsym++;
+    return CKY_OK;
+}
+
+static cky_status check_symbol(const grammar_builder *b, int s)
+{
+    if (s < 0 || s >= b->nsym)
+        return cky_fail(CKY_ERR_FORMAT, "rule names symbol id %d of %d", s, b->nsym);
+    return CKY_OK;
+}
+
+cky_status builder_add_binary(grammar_builder *b, int parent, int left, int right,
+                              const double *prob)
+{
+    cky_status st;
+    if ((st = check_symbol(b, parent)) || (st = check_symbol(b, left)) ||
+        (st = check_symbol(b, right)))
+        return st;
+    if (!grow((void **)&b->binary, &b->cap_binary, b->nbinary, sizeof *b->binary))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    size_t n = (size_t)b->nsub[left] * b->nsub[right] * b->nsub[parent];
+    double *copy = malloc(n * sizeof *copy);
+    if (!copy)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    memcpy(copy, prob, n * sizeof *copy);
+    b->binary[b->nbinary++] = (grammar_binary){parent, left, right, 0, NULL, NULL, copy};
+    return CKY_OK;
+}
+
+cky_status builder_add_unary(grammar_builder *b, int parent, int child, const double *prob)
+{
+    cky_status st;
+    if ((st = check_symbol(b, parent)) || (st = check_symbol(b, child)))
+        return st;
+    if (parent == child)
+        return CKY_OK;
+    if (!grow((void **)&b->unary, &b->cap_unary, b->nunary, sizeof *b->unary))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    size_t n = (size_t)b->nsub[child] * b->nsub[parent];
+    double *score = malloc(n * sizeof *score);
+    if (!score)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        score[i] = grammar_log(prob[i]);
+    b->unary[b->nunary++] = (grammar_unary){parent, child, score};
+    return CKY_OK;
+}
+
+/* Prune a binary rule's full linear table to its non-zero rows, in log space. */
+static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
+{
+    int nl = b->nsub[r->left], nr = b->nsub[r->right], np = b->nsub[r->parent];
+    double *full = r->score;
+    int nrow = 0;
+    for (int lr = 0; lr < nl * nr; lr++)
+        for (int p = 0; p < np; p++)
+            if (full[(size_t)lr * np + p] >= GRAMMAR_BINARY_PRUNE) {
+                nrow++;
+                break;
+            }
+    r->row_l = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
+    r->row_r = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
+    double *score = malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double));
+    if (!r->row_l || !r->row_r || !score) {
+        free(score);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    int k = 0;
+    for (int lr = 0; lr < nl * nr; lr++) {
+        const double *row = full + (size_t)lr * np;
+        int any = 0;
+        for (int p = 0; p < np; p++)
+            any |= row[p] >= GRAMMAR_BINARY_PRUNE;
+        if (!any)
+            continue;
+        r->row_l[k] = lr / nr;
+        r->row_r[k] = lr % nr;
+        for (int p = 0; p < np; p++)
+            score[(size_t)k * np + p] =
+                row[p] >= GRAMMAR_BINARY_PRUNE ? grammar_log(row[p]) : -INFINITY;
+        k++;
+    }
+    r->nrow = nrow;
+    r->score = score;
+    free(full);
+    return CKY_OK;
+}
+
+/* Stable sort of rules by parent (insertion order kept within a parent), and the index. */
+static cky_status index_by_parent(void *rules, int n, size_t size, int nsym,
+                                  int (*parent_of)(const void *), int **first_out)
+{
+    int *first = calloc((size_t)nsym + 1, sizeof *first);
+    char *sorted = malloc((size_t)(n ? n : 1) * size);
+    if (!first || !sorted) {
+        free(first);
+        free(sorted);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; i < n; i++)
+        first[parent_of((char *)rules + (size_t)i * size) + 1]++;
+    for (int s = 0; s < nsym; s++)
+        first[s + 1] += first[s];
+    int *fill = malloc((size_t)(nsym ? nsym : 1) * sizeof *fill);
+    if (!fill) {
+        free(first);
+        free(sorted);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    memcpy(fill, first, (size_t)nsym * sizeof *fill);
+    for (int i = 0; i < n; i++) {
+        const char *r = (char *)rules + (size_t)i * size;
+        memcpy(sorted + (size_t)fill[parent_of(r)]++ * size, r, size);
+    }
+    memcpy(rules, sorted, (size_t)n * size);
+    free(sorted);
+    free(fill);
+    *first_out = first;
+    return CKY_OK;
+}
+
+static int binary_parent(const void *r) { return ((const grammar_binary *)r)->parent; }
+static int unary_parent(const void *r) { return ((const grammar_unary *)r)->parent; }
+
+cky_status builder_finish(grammar_builder *b, grammar_lexicon *lex, const char *source,
+                          grammar **out)
+{
+    cky_status st = CKY_OK;
+    grammar *g = calloc(1, sizeof *g);
+    if (!g) {
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    if (b->nsym == 0 || strcmp(b->name[0], "ROOT") != 0 || b->nsub[0] != 1) {
+        st = cky_fail(CKY_ERR_FORMAT, "%s: symbol 0 must be ROOT with one substate", source);
+        goto fail;
+    }
+    for (int i = 0; i < b->nbinary; i++)
+        if ((st = compress_binary(b, &b->binary[i])))
+            goto fail;
+    /* drop rules with no row left after pruning */
+    int kept = 0;
+    for (int i = 0; i < b->nbinary; i++) {
+        if (b->binary[i].nrow > 0) {
+            b->binary[kept++] = b->binary[i];
+        } else {
+            free(b->binary[i].score);
+            free(b->binary[i].row_l);
+            free(b->binary[i].row_r);
+        }
+    }
+    b->nbinary = kept;
+    if ((st = index_by_parent(b->binary, b->nbinary, sizeof *b->binary, b->nsym, binary_parent,
+                              &g->binary_first)) ||
+        (st = index_by_parent(b->unary, b->nunary, sizeof *b->unary, b->nsym, unary_parent,
+                              &g->unary_first)))
+        goto fail;
+
+    g->nsym = b->nsym;
+    g->name = b->name;
+    g->nsub = b->nsub;
+    g->phrasal = b->phrasal;
+    g->phrasal[0] = 1; /* the parser forces grammarTags[0] = true */
+    g->nbinary = b->nbinary;
+    g->binary = b->binary;
+    g->nunary = b->nunary;
+    g->unary = b->unary;
+    g->lexicon = lex;
+    g->source = strdup(source);
+    g->sub_offset = malloc((size_t)g->nsym * sizeof *g->sub_offset);
+    if (!g->source || !g->sub_offset) {
+        free(b);
+        grammar_free(g);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    for (int s = 0; s < g->nsym; s++) {
+        g->sub_offset[s] = g->nsub_total;
+        g->nsub_total += g->nsub[s];
+    }
+    free(b); /* its arrays now belong to g */
+    *out = g;
+    return CKY_OK;
+fail:
+    free(g ? g->binary_first : NULL);
+    free(g);
+    builder_free(b);
+    if (lex)
+        lex->free(lex);
+    return st;
+}
+
+void grammar_free(grammar *g)
+{
+    if (!g)
+        return;
+    for (int i = 0; i < g->nsym; i++)
+        free(g->name[i]);
+    for (int i = 0; i < g->nbinary; i++) {
+        free(g->binary[i].row_l);
+        free(g->binary[i].row_r);
+        free(g->binary[i].score);
+    }
+    for (int i = 0; i < g->nunary; i++)
+        free(g->unary[i].score);
+    if (g->lexicon)
+        g->lexicon->free(g->lexicon);
+    free(g->name);
+    free(g->nsub);
+    free(g->sub_offset);
+    free(g->phrasal);
+    free(g->binary);
+    free(g->binary_first);
+    free(g->unary);
+    free(g->unary_first);
+    free(g->source);
+    free(g);
+}
+
+int grammar_find_symbol(const grammar *g, const char *name)
+{
+    for (int s = 0; s < g->nsym; s++)
+        if (strcmp(g->name[s], name) == 0)
+            return s;
+    return -1;
+}
+
+cky_status grammar_score_word(const grammar *g, const char *word, int loc, double *out)
+{
+    for (int i = 0; i < g->nsub_total; i++)
+        out[i] = -INFINITY;
+    return g->lexicon->score(g->lexicon, g, word, loc, out);
+}
+
+long grammar_count_binary(const grammar *g)
+{
+    long n = 0;
+    for (int i = 0; i < g->nbinary; i++) {
+        const grammar_binary *r = &g->binary[i];
+        int np = g->nsub[r->parent];
+        for (long k = 0; k < (long)r->nrow * np; k++)
+            n += r->score[k] > -INFINITY;
+    }
+    return n;
+}
+
+long grammar_count_unary(const grammar *g)
+{
+    long n = 0;
+    for (int i = 0; i < g->nunary; i++) {
+        const grammar_unary *r = &g->unary[i];
+        long m = (long)g->nsub[r->child] * g->nsub[r->parent];
+        for (long k = 0; k < m; k++)
+            n += r->score[k] > -INFINITY;
+    }
+    return n;
+}
+
+/* 1 if `path` is a gzip file whose payload starts with the Java serialization magic. */
+static int is_java_serialized(const char *path)
+{
+    gzFile gz = gzopen(path, "rb");
+    if (!gz)
+        return 0;
+    unsigned char magic[2] = {0, 0};
+    int n = gzread(gz, magic, 2);
+    gzclose(gz);
+    return n == 2 && magic[0] == 0xAC && magic[1] == 0xED;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+cky_status grammar_load(const char *spec, grammar **out)
+{
+    if (io_file_exists(spec)) {
+        if (is_java_serialized(spec))
+            return grammar_load_native(spec, out);
+        static const char *const text_suffix[] = {".grammar", ".grammar.gz", ".lexicon",
+                                                  ".lexicon.gz", ".words", ".words.gz"};
+        for (size_t i = 0; i < sizeof text_suffix / sizeof *text_suffix; i++) {
+            if (ends_with(spec, text_suffix[i])) {
+                char *prefix = strdup(spec);
+                if (!prefix)
+                    return cky_fail(CKY_ERR_NOMEM, "out of memory");
+                prefix[strlen(spec) - strlen(text_suffix[i])] = '\0';
+                cky_status st = grammar_load_text(prefix, out);
+                free(prefix);
+                return st;
+            }
+        }
+        return cky_fail(CKY_ERR_FORMAT,
+                        "%s: not a Berkeley grammar (neither a .gr file nor a text export "
+                        "PREFIX.grammar/.lexicon/.words)",
+                        spec);
+    }
+    return grammar_load_text(spec, out);
+}

@@ -1,0 +1,85 @@
+/* grammar: the immutable Berkeley latent-variable grammar shared by every other module.
+ *
+ * A grammar has symbols (states), each with nsub[s] substates. Global substate ids number
+ * all substates of all symbols: symbol s owns ids sub_offset[s] .. sub_offset[s]+nsub[s]-1.
+ * Symbol 0 is ROOT (one substate, never a child). "Phrasal" symbols (Berkeley's
+ * isGrammarTag: ROOT, X, @X) are parents of rules; the others are POS tags, which only
+ * span one word and get their scores from the lexicon.
+ *
+ * All scores are natural-log probabilities in double; -INFINITY means impossible. Loading
+ * applies the Berkeley parser's parse-time pruning (binary probabilities < 1e-10 are zero,
+ * and so are lexicon word-tag counts < 1e-10), then takes logs.
+ *
+ * Two file formats load into the same object: the Berkeley Parser's native .gr file and its
+ * text export (PREFIX.grammar, PREFIX.lexicon, PREFIX.words, each optionally .gz). */
+#ifndef CKY_GRAMMAR_H
+#define CKY_GRAMMAR_H
+
+#include "../util/status.h"
+
+/* Binary rules P -> L R between three symbols, kept as the rows (l, r) that have at least
+ * one finite score; row k scores parent substate p with score[k * nsub[parent] + p].
+ * Rows are in ascending (l, r) order. */
+typedef struct grammar_binary {
+    int parent, left, right;
+    int nrow;
+    int *row_l, *row_r;
+    double *score;
+} grammar_binary;
+
+/* Closed Viterbi unary rules P -> C (P != C; identity rules are not stored):
+ * score[c * nsub[parent] + p] for every child substate c and parent substate p. */
+typedef struct grammar_unary {
+    int parent, child;
+    double *score;
+} grammar_unary;
+
+typedef struct grammar_lexicon grammar_lexicon; /* the lexicon (text table or Berkeley's) */
+
+typedef struct grammar {
+    int nsym;
+    char **name;            /* symbol names without the trainer's "^g" (NP, @NP, ROOT, NN) */
+    int *nsub;              /* substates per symbol */
+    int *sub_offset;        /* first global substate id of each symbol */
+    int nsub_total;         /* number of global substate ids */
+    unsigned char *phrasal; /* 1 for ROOT, phrasal and @ symbols; 0 for POS tags */
+
+    int nbinary;
+    grammar_binary *binary; /* sorted by parent; within a parent in the file's order */
+    int *binary_first;      /* [nsym + 1]: parent P owns binary[binary_first[P] .. binary_first[P+1]) */
+
+    int nunary;
+    grammar_unary *unary;   /* sorted by parent; within a parent in the file's order */
+    int *unary_first;       /* [nsym + 1], like binary_first */
+
+    grammar_lexicon *lexicon;
+    char *source;           /* the path or prefix it was loaded from */
+} grammar;
+
+/* Load a grammar. `spec` is a native .gr file, or the prefix of a text export (PREFIX.grammar
+ * [.gz], PREFIX.lexicon[.gz], PREFIX.words[.gz]); a path to one of the text files also works.
+ * The format is recognised from the file contents. Errors name the file and the problem. */
+cky_status grammar_load(const char *spec, grammar **out);
+
+/* Load the text export with prefix `prefix` (see grammar_load). */
+cky_status grammar_load_text(const char *prefix, grammar **out);
+
+/* Load a native Berkeley .gr file (gzip + Java serialization of ParserData). */
+cky_status grammar_load_native(const char *path, grammar **out);
+
+void grammar_free(grammar *g);
+
+/* Id of the symbol named `name` (as in grammar.name), or -1. */
+int grammar_find_symbol(const grammar *g, const char *name);
+
+/* Log lexical scores of `word` at 0-based sentence position `loc`: writes out[nsub_total],
+ * the score of every substate of every POS tag, and -INFINITY for all phrasal substates.
+ * `word` is UTF-8 (invalid bytes are read as U+FFFD). */
+cky_status grammar_score_word(const grammar *g, const char *word, int loc, double *out);
+
+/* Number of binary substate rules (parent substate, left substate, right substate) with a
+ * finite score, and likewise for unaries. */
+long grammar_count_binary(const grammar *g);
+long grammar_count_unary(const grammar *g);
+
+#endif

@@ -1,0 +1,46 @@
+/* grammar internals shared by the loaders of the grammar module (not a public API).
+ *
+ * A loader fills a grammar_builder with symbols and LINEAR rule probabilities in file order,
+ * then calls builder_finish(), which applies the Berkeley parse-time pruning (binary < 1e-10
+ * to 0), drops all-zero binary rows, takes logs and builds the index arrays. Both loaders go
+ * through it, so the native and the text formats give bit-identical grammars. */
+#ifndef CKY_GRAMMAR_INTERNAL_H
+#define CKY_GRAMMAR_INTERNAL_H
+
+#include "grammar.h"
+
+#define GRAMMAR_BINARY_PRUNE 1e-10 /* CoarseToFineMaxRuleParser: removeUnlikelyRules(1e-10) */
+
+/* The lexicon: a score function behind a small vtable. */
+struct grammar_lexicon {
+    /* out[nsub_total] as grammar_score_word documents; phrasal entries are preset to -inf */
+    cky_status (*score)(const grammar_lexicon *lex, const grammar *g, const char *word, int loc,
+                        double *out);
+    void (*free)(grammar_lexicon *lex);
+};
+
+typedef struct grammar_builder grammar_builder;
+
+grammar_builder *builder_new(void);
+void builder_free(grammar_builder *b);
+
+/* Add a symbol (id = number of symbols added before); name without "^g". */
+cky_status builder_add_symbol(grammar_builder *b, const char *name, int nsub, int phrasal);
+
+/* Add a binary rule P -> L R with linear probabilities prob[(l * nsub[R] + r) * nsub[P] + p]
+ * (copied). Rules must be added grouped by parent, parents in any order. */
+cky_status builder_add_binary(grammar_builder *b, int parent, int left, int right,
+                              const double *prob);
+
+/* Add a closed Viterbi unary rule P -> C with linear prob[c * nsub[P] + p] (copied). Identity
+ * rules (P == C) are ignored. */
+cky_status builder_add_unary(grammar_builder *b, int parent, int child, const double *prob);
+
+/* Finish: prune, take logs, index; the builder is consumed (freed) either way. */
+cky_status builder_finish(grammar_builder *b, grammar_lexicon *lex, const char *source,
+                          grammar **out);
+
+/* Java's Math.log agrees with glibc log on every value tested (spec §0); 0 -> -inf. */
+double grammar_log(double x);
+
+#endif
