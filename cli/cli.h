@@ -1,0 +1,18 @@
+/* cli: the `cky` command's subcommands. Each takes the arguments after its name (argv[0] is
+ * the subcommand name), prints results to stdout and diagnostics to stderr, and returns the
+ * process exit status (0 ok, 1 failure, 2 usage error). */
+#ifndef CKY_CLI_H
+#define CKY_CLI_H
+
+int cli_parse(int argc, char **argv);   /* cky parse   (cli/parse.c) */
+int cli_eval(int argc, char **argv);    /* cky eval    (cli/eval.c) */
+int cli_lexicon(int argc, char **argv); /* cky lexicon (cli/lexicon.c) */
+int cli_compile(int argc, char **argv); /* cky compile (cli/compile.c) */
+
+/* Print "cky SUBCOMMAND: MESSAGE" to stderr; returns 1 for convenience. */
+int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Print a usage error and "try 'cky CMD --help'"; returns 2. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif

@@ -1,0 +1,66 @@
+/* cky: command-line front end. Thin: parses the subcommand and hands over to cli/<cmd>.c. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    /* entries are added as the subcommands land */
+    {NULL, NULL, NULL},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: cky COMMAND [OPTIONS]\n\n"
+               "cky parses English sentences into Penn Treebank trees with a Berkeley\n"
+               "latent-variable grammar, computing the exact Viterbi parse over the whole\n"
+               "grammar (no pruning).\n\ncommands:\n");
+    for (const struct command *c = commands; c->name; c++)
+        fprintf(f, "  %-9s %s\n", c->name, c->summary);
+    fprintf(f, "\n'cky COMMAND --help' describes the options of a command.\n");
+}
+
+int cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "cky %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    return 1;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "cky %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\ntry 'cky %s --help'\n", cmd);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    for (const struct command *c = commands; c->name; c++)
+        if (!strcmp(argv[1], c->name))
+            return c->run(argc - 1, argv + 1);
+    fprintf(stderr, "cky: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return 2;
+}
