@@ -18,9 +18,9 @@ ifdef SANITIZER
 OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZER)
 LDSAN    := -fsanitize=$(SANITIZER)
 endif
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -pthread
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -pthread -I$(CUDA)/include
 ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
-LDLIBS      := $(LDSAN) -pthread -lz -lm -ldl
+LDLIBS      := $(LDSAN) -pthread -lz -lm -ldl -llapacke -L$(CUDA)/lib64 -lnvrtc -Wl,-rpath,$(CUDA)/lib64
 
 ifneq ($(V),1)
 Q := @
@@ -71,3 +71,12 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+
+# libFuzzer target over the native .gr reader (needs clang; fuzz/README says how to run it).
+FUZZ_SRC := fuzz/fuzz_native.c $(wildcard util/*.c grammar/*.c)
+fuzz: $(BUILD)/fuzz/fuzz_native
+$(BUILD)/fuzz/fuzz_native: $(FUZZ_SRC) $(wildcard util/*.h grammar/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	$(Q)clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRC) -lz -lm -pthread

@@ -10,7 +10,10 @@ static const struct command {
     int (*run)(int argc, char **argv);
     const char *summary;
 } commands[] = {
-    /* entries are added as the subcommands land */
+    {"parse", cli_parse, "parse sentences or treebank files into Penn Treebank trees"},
+    {"eval", cli_eval, "score parses against gold trees exactly as EVALB with COLLINS.prm"},
+    {"lexicon", cli_lexicon, "print the lexical score of every tag substate for input tokens"},
+    {"compile", cli_compile, "compile a grammar's kernels into the cache and report the partition"},
     {NULL, NULL, NULL},
 };
 

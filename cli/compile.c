@@ -1,0 +1,234 @@
+/* cky compile: compile a grammar's kernels into the cache and report the partition. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../codegen/codegen.h"
+#include "cli.h"
+
+static void compile_usage(FILE *f)
+{
+    fprintf(f,
+        "usage: cky compile -g GRAMMAR [OPTIONS]\n\n"
+        "Partition the grammar's binary rules (families XX, XT, TX, TT) into spectral major\n"
+        "cubes (kernels) and minor cubes (code blocks), generate the kernel source, compile it\n"
+        "with NVRTC into the kernel cache, and print the partition report. No GPU is needed.\n\n"
+        "options:\n"
+        "  -g, --grammar GRAMMAR  native .gr file or text-export prefix (required)\n"
+        "  --shape [FAM=]SHAPE    cube shape MAJOR[/MINOR], each PxLxR (e.g. 6x2x2/2x2x2;\n"
+        "                         minor defaults to 2x2x2); FAM= (XX, XT, TX, TT) limits it to\n"
+        "                         one family; repeatable. Default: automatic, code blocks of\n"
+        "                         about 1,800 rules\n"
+        "  --arch ARCH            GPU architecture for NVRTC (default sm_90)\n"
+        "  --no-gpu-code          skip NVRTC (partition and, with --host, the host build only)\n"
+        "  --host                 also build the host (.so) version of every kernel and load it\n"
+        "  --dump-cu DIR          write every kernel's source to DIR/NAME.cu\n"
+        "  --cache DIR            cache folder (default $CKY_CACHE, else ~/.cache/cky);\n"
+        "                         'off' (or CKY_CACHE=off) compiles without a cache\n"
+        "  --threads N            parallel compilations (default: number of cores)\n"
+        "  --report               print the partition report (the default output)\n"
+        "  --json                 print the report as one JSON object instead\n"
+        "  --warm                 compile a second time and report that (warm) time too\n"
+        "  -h, --help             this text\n\n"
+        "The report gives per family: rules, kernels, code blocks, rules per block\n"
+        "(min/mean/max), rows loaded per block, the reload rate (mean number of kernels that\n"
+        "use a row, over all P, L and R rows) against naive equal-width blocking of the same\n"
+        "shape, the most values live at once in a block, and ptxas' registers and spill\n"
+        "bytes per kernel (max), then the partition and compile times and cache hits.\n");
+}
+
+typedef struct family_summary {
+    long min, max;
+    double mean, loads;
+    int regs_min, regs_max, spill_max;
+    long spill_total;
+} family_summary;
+
+static family_summary summarize(const codegen_program *prog, int f)
+{
+    const codegen_partition *p = &prog->part[f];
+    family_summary s = {p->nblock ? p->block[0].nrule : 0, 0, 0, 0, -1, -1, -1, 0};
+    for (int b = 0; b < p->nblock; b++) {
+        const codegen_block *blk = &p->block[b];
+        s.min = blk->nrule < s.min ? blk->nrule : s.min;
+        s.max = blk->nrule > s.max ? blk->nrule : s.max;
+        s.loads += blk->nleft + blk->nright;
+    }
+    if (p->nblock) {
+        s.mean = (double)p->nrule / p->nblock;
+        s.loads /= p->nblock;
+    }
+    for (int k = 0; k < p->nkernel; k++) {
+        const codegen_compiled *c = &prog->kernel[f][k];
+        if (c->registers < 0)
+            continue;
+        s.regs_min = s.regs_min < 0 || c->registers < s.regs_min ? c->registers : s.regs_min;
+        s.regs_max = c->registers > s.regs_max ? c->registers : s.regs_max;
+        s.spill_max = c->spill_bytes > s.spill_max ? c->spill_bytes : s.spill_max;
+        s.spill_total += c->spill_bytes > 0 ? c->spill_bytes : 0;
+    }
+    return s;
+}
+
+static void print_report(const codegen_program *prog, const char *gname, double warm)
+{
+    printf("grammar %s\n", gname);
+    printf("%-3s %9s %7s %6s %22s %8s %13s %8s %13s %9s\n", "fam", "rules", "kernels", "blocks",
+           "rules/block min/mean/max", "loads/blk", "reload(naive)", "max_live", "registers",
+           "spill(B)");
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        const codegen_partition *p = &prog->part[f];
+        family_summary s = summarize(prog, f);
+        char rb[48], rl[48], rg[32], sp[32];
+        snprintf(rb, sizeof rb, "%ld/%.0f/%ld", s.min, s.mean, s.max);
+        snprintf(rl, sizeof rl, "%.2f (%.2f)", p->reload_rate, p->naive_reload_rate);
+        if (s.regs_max >= 0) {
+            snprintf(rg, sizeof rg, "%d..%d", s.regs_min, s.regs_max);
+            snprintf(sp, sizeof sp, "%d", s.spill_max);
+        } else {
+            snprintf(rg, sizeof rg, "-");
+            snprintf(sp, sizeof sp, "-");
+        }
+        printf("%-3s %9ld %7d %6d %22s %8.1f %13s %8d %13s %9s\n", codegen_family_name(f),
+               p->nrule, p->nkernel, p->nblock, rb, s.loads, rl, p->max_live, rg, sp);
+        printf("    shape %dx%dx%d/%dx%dx%d\n", p->shape.major[0], p->shape.major[1],
+               p->shape.major[2], p->shape.minor[0], p->shape.minor[1], p->shape.minor[2]);
+    }
+    printf("partition %.2f s, compile %.2f s (%d kernels compiled, %d from the cache)\n",
+           prog->partition_seconds, prog->compile_seconds, prog->nmiss, prog->nhit);
+    if (warm >= 0)
+        printf("warm compile %.2f s\n", warm);
+}
+
+static void print_json(const codegen_program *prog, const char *gname, const char *arch,
+                       double warm)
+{
+    printf("{\"grammar\": \"");
+    for (const char *c = gname; *c; c++)
+        printf(*c == '"' || *c == '\\' ? "\\%c" : "%c", *c);
+    printf("\", \"arch\": \"%s\", \"families\": [", arch);
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        const codegen_partition *p = &prog->part[f];
+        family_summary s = summarize(prog, f);
+        printf("%s{\"family\": \"%s\", \"rules\": %ld, \"kernels\": %d, \"blocks\": %d, "
+               "\"shape\": \"%dx%dx%d/%dx%dx%d\", "
+               "\"rules_per_block\": {\"min\": %ld, \"mean\": %.1f, \"max\": %ld}, "
+               "\"loads_per_block\": %.2f, \"reload_rate\": %.4f, \"naive_reload_rate\": %.4f, "
+               "\"max_live\": %d, ",
+               f ? ", " : "", codegen_family_name(f), p->nrule, p->nkernel, p->nblock,
+               p->shape.major[0], p->shape.major[1], p->shape.major[2], p->shape.minor[0],
+               p->shape.minor[1], p->shape.minor[2], s.min, s.mean, s.max, s.loads,
+               p->reload_rate, p->naive_reload_rate, p->max_live);
+        if (s.regs_max >= 0)
+            printf("\"registers\": %d, \"spill_bytes\": %d, \"kernel_registers\": [", s.regs_max,
+                   s.spill_max);
+        else
+            printf("\"registers\": null, \"spill_bytes\": null, \"kernel_registers\": [");
+        for (int k = 0; k < p->nkernel && s.regs_max >= 0; k++)
+            printf("%s%d", k ? ", " : "", prog->kernel[f][k].registers);
+        printf("]}");
+    }
+    printf("], \"partition_seconds\": %.3f, \"compile_seconds\": %.3f, ",
+           prog->partition_seconds, prog->compile_seconds);
+    if (warm >= 0)
+        printf("\"warm_seconds\": %.3f, ", warm);
+    printf("\"kernels_compiled\": %d, \"kernels_cached\": %d, \"cache_hit\": %s}\n", prog->nmiss,
+           prog->nhit, prog->nmiss == 0 ? "true" : "false");
+}
+
+/* --shape [FAM=]SHAPE into o->shape. Returns 0 or a usage error status. */
+static int apply_shape(codegen_options *o, const char *arg)
+{
+    int fam = -1;
+    const char *eq = strchr(arg, '=');
+    if (eq) {
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            if ((size_t)(eq - arg) == 2 && !strncmp(arg, codegen_family_name(f), 2))
+                fam = f;
+        if (fam < 0)
+            return cli_usage_error("compile", "--shape: unknown family in '%s'", arg);
+        arg = eq + 1;
+    }
+    codegen_shape s;
+    if (codegen_shape_parse(arg, &s))
+        return cli_usage_error("compile", "--shape: %s", cky_last_error());
+    for (int f = 0; f < CODEGEN_NFAMILY; f++)
+        if (fam < 0 || fam == f)
+            o->shape[f] = s;
+    return 0;
+}
+
+int cli_compile(int argc, char **argv)
+{
+    enum { OPT_SHAPE = 256, OPT_ARCH, OPT_NOGPU, OPT_HOST, OPT_DUMP, OPT_CACHE, OPT_THREADS,
+           OPT_REPORT, OPT_JSON, OPT_WARM };
+    static const struct option longopts[] = {
+        {"grammar", required_argument, NULL, 'g'}, {"shape", required_argument, NULL, OPT_SHAPE},
+        {"arch", required_argument, NULL, OPT_ARCH}, {"no-gpu-code", no_argument, NULL, OPT_NOGPU},
+        {"host", no_argument, NULL, OPT_HOST}, {"dump-cu", required_argument, NULL, OPT_DUMP},
+        {"cache", required_argument, NULL, OPT_CACHE},
+        {"threads", required_argument, NULL, OPT_THREADS},
+        {"report", no_argument, NULL, OPT_REPORT}, {"json", no_argument, NULL, OPT_JSON},
+        {"warm", no_argument, NULL, OPT_WARM}, {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
+    codegen_options o;
+    codegen_options_default(&o);
+    const char *gpath = NULL;
+    int json = 0, warm = 0, c, rc;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "g:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'g': gpath = optarg; break;
+        case OPT_SHAPE:
+            if ((rc = apply_shape(&o, optarg)))
+                return rc;
+            break;
+        case OPT_ARCH: o.arch = optarg; break;
+        case OPT_NOGPU: o.gpu = 0; break;
+        case OPT_HOST: o.host = 1; break;
+        case OPT_DUMP: o.dump_dir = optarg; break;
+        case OPT_CACHE: o.cache_dir = optarg; break;
+        case OPT_THREADS:
+            o.threads = atoi(optarg);
+            if (o.threads < 1)
+                return cli_usage_error("compile", "--threads wants a positive number");
+            break;
+        case OPT_REPORT: break;
+        case OPT_JSON: json = 1; break;
+        case OPT_WARM: warm = 1; break;
+        case 'h': compile_usage(stdout); return 0;
+        default: return cli_usage_error("compile", "bad option");
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("compile", "unexpected argument '%s'", argv[optind]);
+    if (!gpath)
+        return cli_usage_error("compile", "-g GRAMMAR is required");
+    grammar *g = NULL;
+    if (grammar_load(gpath, &g))
+        return cli_error("compile", "%s", cky_last_error());
+    codegen_program *prog = NULL;
+    if (codegen_compile(g, &o, &prog)) {
+        grammar_free(g);
+        return cli_error("compile", "%s", cky_last_error());
+    }
+    double warm_seconds = -1;
+    if (warm) {
+        codegen_program *again = NULL;
+        if (codegen_compile(g, &o, &again)) {
+            codegen_program_free(prog);
+            grammar_free(g);
+            return cli_error("compile", "%s", cky_last_error());
+        }
+        warm_seconds = again->compile_seconds;
+        codegen_program_free(again);
+    }
+    if (json)
+        print_json(prog, gpath, o.arch, warm_seconds);
+    else
+        print_report(prog, gpath, warm_seconds);
+    codegen_program_free(prog);
+    grammar_free(g);
+    return 0;
+}

@@ -1,0 +1,84 @@
+/* cky eval: score parses against gold trees exactly as `evalb -p COLLINS.prm GOLD TEST`
+ * (corpus_tools/evalb.h): the summary by default, EVALB's whole output with --sentences;
+ * EVALB's messages on stderr and its exit status. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../corpus_tools/evalb.h"
+#include "cli.h"
+
+static void eval_usage(FILE *f)
+{
+    fputs("usage: cky eval [OPTIONS] GOLD TEST\n"
+          "\n"
+          "Score the trees of TEST against those of GOLD exactly as EVALB does with\n"
+          "COLLINS.prm (evalb -p COLLINS.prm [-c N] [-e N] GOLD TEST): same numbers, same\n"
+          "messages on stderr, same exit status. Line k of TEST is scored against line k of\n"
+          "GOLD (one tree per line, as the Berkeley parser and cky parse write them). A\n"
+          "multi-line .mrg file (some line leaves brackets open) is first converted to one\n"
+          "tree per line, so its k-th tree counts as line k. Files may be gzipped; '-' is\n"
+          "stdin.\n"
+          "\n"
+          "options:\n"
+          "  -c N            cut-off length of the second summary section (default 40)\n"
+          "  -e N            stop with status 1 at the (N+2)-th error message (default 10)\n"
+          "  -s, --sentences print EVALB's whole output: the per-sentence table, the totals\n"
+          "                  line and the summary (default: the summary only)\n"
+          "  -v              the same as --sentences\n"
+          "  -h, --help      show this help\n"
+          "\n"
+          "exit status: 0 scored; 1 stopped by the error limit or a file could not be read;\n"
+          "2 usage error.\n",
+          f);
+}
+
+static int eval_parse_int(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (!*s || *end || errno || v < INT_MIN || v > INT_MAX)
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
+int cli_eval(int argc, char **argv)
+{
+    evalb_params p = evalb_params_default();
+    const char *files[2];
+    int nfiles = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            eval_usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "-s") || !strcmp(a, "--sentences") || !strcmp(a, "-v")) {
+            p.sentences = 1;
+        } else if (!strcmp(a, "-c") || !strcmp(a, "-e")) {
+            int *v = a[1] == 'c' ? &p.cutoff_len : &p.max_error;
+            if (i + 1 >= argc)
+                return cli_usage_error("eval", "%s needs a number", a);
+            if (!eval_parse_int(argv[++i], v))
+                return cli_usage_error("eval", "%s: not a number: '%s'", a, argv[i]);
+        } else if (a[0] == '-' && a[1]) {
+            return cli_usage_error("eval", "unknown option '%s'", a);
+        } else if (nfiles == 2) {
+            return cli_usage_error("eval", "too many files: '%s'", a);
+        } else {
+            files[nfiles++] = a;
+        }
+    }
+    if (nfiles != 2)
+        return cli_usage_error("eval", "needs GOLD and TEST files");
+    int status = 1;
+    cky_status st = evalb_score_files(files[0], files[1], &p, stdout, stderr, &status, NULL);
+    if (st != CKY_OK)
+        return cli_error("eval", "%s", cky_last_error());
+    if (fflush(stdout) != 0)
+        return cli_error("eval", "cannot write the output");
+    return status;
+}

@@ -1,0 +1,405 @@
+/* cky parse: sentences (or the words of treebank trees) in, one tree per line out, in order. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../corpus_tools/evalb.h"
+#include "../corpus_tools/tree.h"
+#include "../parser/parser.h"
+#include "../util/io.h"
+#include "cli.h"
+
+#define BATCH 64 /* sentences handed to the engine at once */
+
+static const char usage_text[] =
+    "usage: cky parse -g GRAMMAR [-i FILE] [-o FILE] [OPTIONS]\n"
+    "       cky parse -g GRAMMAR --treebank FILE.mrg [--gold-out FILE] [--eval] [OPTIONS]\n"
+    "\n"
+    "Parse one tokenized sentence per input line into one Penn Treebank tree per output line,\n"
+    "in order: exactly one output line per input line. An empty line, a sentence longer than\n"
+    "--max-length or one with no parse gives the Berkeley parser's failure output (()) and a\n"
+    "message on stderr naming the input line.\n"
+    "\n"
+    "options:\n"
+    "  -g, --grammar GRAMMAR   a Berkeley .gr file, or the prefix of a text export\n"
+    "                          (PREFIX.grammar[.gz], PREFIX.lexicon[.gz], PREFIX.words[.gz])\n"
+    "  -i, --input FILE        sentences, one per line, plain or gzipped (default: stdin)\n"
+    "  -o, --output FILE       where the trees go (default: stdout)\n"
+    "      --score             prefix each tree with the root log score of the best parse and\n"
+    "                          a tab (-inf when there is no parse)\n"
+    "      --engine ENGINE     ref: the exact double-precision reference (default);\n"
+    "                          cpu: the generated float32 kernels on CPU threads\n"
+    "      --backtrace MODE    exact: the true argmax with cky's tie-break (default);\n"
+    "                          berkeley: the Berkeley parser's own back-trace (first derivation\n"
+    "                          within relative 1e-5), to match its trees\n"
+    "      --max-length N      longest sentence parsed, in words (default 200)\n"
+    "      --threads N         CPU threads (default: one per core)\n"
+    "      --treebank FILE     parse the words of the trees of a Penn Treebank file (.mrg,\n"
+    "                          multi-line or one tree per line, plain or gzipped) instead of\n"
+    "                          sentences; may be given several times\n"
+    "      --gold-out FILE     with --treebank: write the normalized gold trees, one per line\n"
+    "      --eval              with --treebank: print the EVALB summary (COLLINS.prm) of the\n"
+    "                          parses against the gold trees (on stdout with -o, else stderr)\n"
+    "  -h, --help              this help\n";
+
+typedef struct options {
+    const char *grammar, *input, *output, *gold_out;
+    const char **treebanks;
+    int ntreebanks;
+    int score, eval;
+    parser_options popt;
+} options;
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+        return 0;
+    *out = (int)v;
+    return 1;
+}
+
+static int read_options(int argc, char **argv, options *o)
+{
+    enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
+           OPT_GOLD, OPT_EVAL };
+    static const struct option longs[] = {
+        {"grammar", required_argument, 0, 'g'},   {"input", required_argument, 0, 'i'},
+        {"output", required_argument, 0, 'o'},    {"score", no_argument, 0, OPT_SCORE},
+        {"engine", required_argument, 0, OPT_ENGINE},
+        {"backtrace", required_argument, 0, OPT_BACKTRACE},
+        {"max-length", required_argument, 0, OPT_MAXLEN},
+        {"threads", required_argument, 0, OPT_THREADS},
+        {"treebank", required_argument, 0, OPT_TREEBANK},
+        {"gold-out", required_argument, 0, OPT_GOLD},
+        {"eval", no_argument, 0, OPT_EVAL},       {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    memset(o, 0, sizeof *o);
+    o->popt = parser_default_options();
+    o->treebanks = calloc((size_t)argc, sizeof *o->treebanks);
+    if (!o->treebanks)
+        return cli_error("parse", "out of memory");
+    int c;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":g:i:o:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'g': o->grammar = optarg; break;
+        case 'i': o->input = optarg; break;
+        case 'o': o->output = optarg; break;
+        case OPT_SCORE: o->score = 1; break;
+        case OPT_EVAL: o->eval = 1; break;
+        case OPT_GOLD: o->gold_out = optarg; break;
+        case OPT_TREEBANK: o->treebanks[o->ntreebanks++] = optarg; break;
+        case OPT_ENGINE:
+            if (!strcmp(optarg, "ref"))
+                o->popt.engine = PARSER_ENGINE_REF;
+            else if (!strcmp(optarg, "cpu"))
+                o->popt.engine = PARSER_ENGINE_CPU;
+            else
+                return cli_usage_error("parse", "unknown engine '%s' (known: ref, cpu)", optarg);
+            break;
+        case OPT_BACKTRACE:
+            if (!strcmp(optarg, "exact"))
+                o->popt.backtrace = VITERBI_EXACT;
+            else if (!strcmp(optarg, "berkeley"))
+                o->popt.backtrace = VITERBI_BERKELEY;
+            else
+                return cli_usage_error("parse", "--backtrace takes exact or berkeley, not '%s'",
+                                       optarg);
+            break;
+        case OPT_MAXLEN:
+            if (!parse_int(optarg, 1, 100000, &o->popt.max_length))
+                return cli_usage_error("parse", "--max-length takes a number from 1 to 100000");
+            break;
+        case OPT_THREADS:
+            if (!parse_int(optarg, 1, 1024, &o->popt.threads))
+                return cli_usage_error("parse", "--threads takes a number from 1 to 1024");
+            break;
+        case 'h': fputs(usage_text, stdout); exit(0);
+        case ':': return cli_usage_error("parse", "option %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("parse", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_usage_error("parse", "unexpected argument '%s'", argv[optind]);
+    if (!o->grammar)
+        return cli_usage_error("parse", "no grammar given (-g GRAMMAR)");
+    if (o->ntreebanks && o->input)
+        return cli_usage_error("parse", "give either --input or --treebank, not both");
+    if (!o->ntreebanks && (o->gold_out || o->eval))
+        return cli_usage_error("parse", "--gold-out and --eval need --treebank");
+    return 0;
+}
+
+/* Progress on stderr, only when it is a terminal. */
+typedef struct progress {
+    int on;
+    long done;
+    struct timespec start;
+} progress;
+
+static double seconds_since(const struct timespec *t0)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
+}
+
+static void progress_add(progress *pr, int n)
+{
+    pr->done += n;
+    if (!pr->on)
+        return;
+    double s = seconds_since(&pr->start);
+    fprintf(stderr, "\r%ld sentences, %.1f sentences/s ", pr->done, s > 0 ? pr->done / s : 0.0);
+}
+
+/* The sentences of one batch, where they came from, and their results. */
+typedef struct batch {
+    sentence s[BATCH];
+    long line[BATCH];           /* input line (or tree) number, for messages */
+    tree *gold[BATCH];          /* --treebank: the normalized gold tree */
+    parse_result r[BATCH];
+    int n;
+} batch;
+
+/* Print x with the fewest digits that read back (strtod) as the same double. */
+static void print_score(FILE *f, double x)
+{
+    char buf[32];
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, sizeof buf, "%.*g", digits, x);
+        if (strtod(buf, NULL) == x)
+            break;
+    }
+    fputs(buf, f);
+}
+
+/* Report a sentence that got no tree, naming the input line. */
+static void report_failure(const char *src, long line, const sentence *s, const parse_result *r,
+                           int max_length)
+{
+    switch (r->outcome) {
+    case PARSE_EMPTY: fprintf(stderr, "cky parse: %s:%ld: empty sentence\n", src, line); break;
+    case PARSE_TOO_LONG:
+        fprintf(stderr, "cky parse: %s:%ld: %d words, longer than --max-length %d: not parsed\n",
+                src, line, s->n, max_length);
+        break;
+    case PARSE_NO_PARSE:
+        fprintf(stderr, "cky parse: %s:%ld: the grammar has no parse for this sentence\n", src,
+                line);
+        break;
+    case PARSE_FAILED:
+        fprintf(stderr, "cky parse: %s:%ld: %s\n", src, line, r->error ? r->error : "failed");
+        break;
+    case PARSE_OK: break;
+    }
+}
+
+typedef struct run {
+    const options *o;
+    parser *p;
+    FILE *out, *gold_out;
+    const char *src;
+    progress pr;
+    tree **gold_all, **test_all; /* --eval: every tree, in order */
+    long nall, capall;
+    int failed;                  /* a write error or a batch error */
+} run;
+
+static int keep_for_eval(run *rn, tree *gold, tree *test)
+{
+    if (rn->nall == rn->capall) {
+        long cap = rn->capall ? 2 * rn->capall : 1024;
+        tree **g = realloc(rn->gold_all, (size_t)cap * sizeof *g);
+        if (!g)
+            return 0;
+        rn->gold_all = g;
+        tree **t = realloc(rn->test_all, (size_t)cap * sizeof *t);
+        if (!t)
+            return 0;
+        rn->test_all = t;
+        rn->capall = cap;
+    }
+    rn->gold_all[rn->nall] = gold;
+    rn->test_all[rn->nall] = test;
+    rn->nall++;
+    return 1;
+}
+
+/* Parse a batch and write its lines in order. */
+static void flush_batch(run *rn, batch *b)
+{
+    if (b->n == 0)
+        return;
+    if (parser_parse(rn->p, b->s, b->n, b->r)) {
+        cli_error("parse", "%s", cky_last_error());
+        rn->failed = 1;
+        for (int k = 0; k < b->n; k++) {
+            b->r[k].outcome = PARSE_FAILED;
+            b->r[k].score = -INFINITY;
+            b->r[k].tree = NULL;
+            b->r[k].error = NULL;
+        }
+    }
+    for (int k = 0; k < b->n; k++) {
+        parse_result *r = &b->r[k];
+        if (r->outcome != PARSE_OK)
+            report_failure(rn->src, b->line[k], &b->s[k], r, rn->o->popt.max_length);
+        if (rn->o->score) {
+            if (r->outcome == PARSE_OK)
+                print_score(rn->out, r->score);
+            else
+                fputs("-inf", rn->out);
+            fputc('\t', rn->out);
+        }
+        tree_write_line(r->tree, rn->out);
+        if (b->gold[k] && rn->gold_out)
+            tree_write_line(b->gold[k], rn->gold_out);
+        if (b->gold[k] && rn->o->eval && keep_for_eval(rn, b->gold[k], r->tree)) {
+            b->gold[k] = NULL; /* kept: owned by rn now */
+            r->tree = NULL;
+        }
+        tree_free(b->gold[k]);
+        b->gold[k] = NULL;
+        parse_result_clear(r);
+        sentence_free(&b->s[k]);
+    }
+    fflush(rn->out);
+    progress_add(&rn->pr, b->n);
+    b->n = 0;
+}
+
+static int parse_lines(run *rn, batch *b, const char *path)
+{
+    io_lines *in;
+    if (io_lines_open(path, &in))
+        return cli_error("parse", "%s", cky_last_error());
+    rn->src = strcmp(path, "-") ? path : "stdin";
+    char *line;
+    size_t len;
+    cky_status st;
+    while (!(st = io_lines_next(in, &line, &len)) && line) {
+        if (sentence_from_line(line, len, &b->s[b->n])) {
+            io_lines_close(in);
+            return cli_error("parse", "%s", cky_last_error());
+        }
+        b->line[b->n++] = io_lines_number(in);
+        if (b->n == BATCH)
+            flush_batch(rn, b);
+    }
+    flush_batch(rn, b);
+    io_lines_close(in);
+    if (st)
+        return cli_error("parse", "%s", cky_last_error());
+    return 0;
+}
+
+static int parse_treebank(run *rn, batch *b, const char *path)
+{
+    tree_reader *rd;
+    if (tree_reader_open(path, &rd))
+        return cli_error("parse", "%s", cky_last_error());
+    rn->src = path;
+    tree *t;
+    cky_status st;
+    while (!(st = tree_reader_next(rd, &t)) && t) {
+        long line = tree_reader_line(rd);
+        char **words = NULL;
+        int n = 0;
+        if (tree_normalize(&t) || (t && tree_words(t, &words, &n)) ||
+            sentence_from_words(words, n, &b->s[b->n])) {
+            tree_free(t);
+            tree_reader_close(rd);
+            return cli_error("parse", "%s", cky_last_error());
+        }
+        free(words);
+        b->gold[b->n] = t;
+        b->line[b->n++] = line;
+        if (b->n == BATCH)
+            flush_batch(rn, b);
+    }
+    flush_batch(rn, b);
+    tree_reader_close(rd);
+    if (st)
+        return cli_error("parse", "%s", cky_last_error());
+    return 0;
+}
+
+int cli_parse(int argc, char **argv)
+{
+    options o;
+    int rc = read_options(argc, argv, &o);
+    if (rc)
+        return rc;
+    run rn = {.o = &o};
+    grammar *g = NULL;
+    batch *b = calloc(1, sizeof *b);
+    if (!b) {
+        rc = cli_error("parse", "out of memory");
+        goto done;
+    }
+    if (grammar_load(o.grammar, &g)) {
+        rc = cli_error("parse", "%s", cky_last_error());
+        goto done;
+    }
+    if (parser_new(g, &o.popt, &rn.p)) {
+        rc = cli_error("parse", "%s", cky_last_error());
+        goto done;
+    }
+    rn.out = o.output ? fopen(o.output, "w") : stdout;
+    if (!rn.out) {
+        rc = cli_error("parse", "%s: cannot write", o.output);
+        goto done;
+    }
+    if (o.gold_out && !(rn.gold_out = fopen(o.gold_out, "w"))) {
+        rc = cli_error("parse", "%s: cannot write", o.gold_out);
+        goto done;
+    }
+    rn.pr.on = isatty(STDERR_FILENO);
+    clock_gettime(CLOCK_MONOTONIC, &rn.pr.start);
+    if (o.ntreebanks) {
+        for (int k = 0; k < o.ntreebanks && !rc; k++)
+            rc = parse_treebank(&rn, b, o.treebanks[k]);
+    } else {
+        rc = parse_lines(&rn, b, o.input ? o.input : "-");
+    }
+    if (rn.pr.on)
+        fputc('\n', stderr);
+    if (!rc && o.eval) {
+        /* the summary goes to stdout unless the trees do */
+        evalb_params ep = evalb_params_default();
+        int evalb_rc;
+        if (evalb_score_trees((const tree *const *)rn.gold_all, (int)rn.nall,
+                              (const tree *const *)rn.test_all, (int)rn.nall, &ep,
+                              o.output ? stdout : stderr, stderr, &evalb_rc, NULL))
+            rc = cli_error("parse", "%s", cky_last_error());
+    }
+    if (fflush(rn.out) || ferror(rn.out) || (rn.gold_out && (fflush(rn.gold_out) ||
+                                                             ferror(rn.gold_out))))
+        rc = cli_error("parse", "write error");
+    if (!rc && rn.failed)
+        rc = 1;
+done:
+    if (rn.out && rn.out != stdout)
+        fclose(rn.out);
+    if (rn.gold_out)
+        fclose(rn.gold_out);
+    for (long k = 0; k < rn.nall; k++) {
+        tree_free(rn.gold_all[k]);
+        tree_free(rn.test_all[k]);
+    }
+    free(rn.gold_all);
+    free(rn.test_all);
+    parser_free(rn.p);
+    grammar_free(g);
+    free(b);
+    free(o.treebanks);
+    return rc;
+}

@@ -1,0 +1,208 @@
+/* codegen: the grammar compiler (Canny, Hall and Klein 2013, sections 4-5).
+ *
+ * It turns the binary rules of a grammar into open-coded kernels:
+ *   1. families: the rules split by child type into XX, XT, TX, TT (T = POS tag child,
+ *      X = phrasal child; parents are always phrasal), in class-local substate numbering;
+ *   2. partition: each family's P x L x R cube cut into major cubes (one kernel each) and
+ *      those into minor cubes (code blocks), along spectral (Fiedler vector) orders;
+ *   3. emission: one source text per kernel, valid CUDA C for NVRTC and valid C for the
+ *      host compiler; each rule is one line `P = max(P, LR + w)`;
+ *   4. compilation: NVRTC to a cubin and/or `cc -shared` to a host .so, both through an
+ *      on-disk cache keyed by a hash of the source, generator version, compiler and options.
+ *
+ * Workspace contract with the parser (all float32, symbol-major): for a family, LEFT has one
+ * row per substate of the left child's class, RIGHT one row per substate of the right child's
+ * class, PARENT one row per phrasal substate; column t is work item t; row k starts at
+ * k * stride. Rows are numbered class-locally: the X class numbers the phrasal substates in
+ * ascending global id, the T class the tag substates likewise (codegen_classes). A kernel
+ * computes, for every work item t < n and every rule (p, l, r, w) of its cube,
+ *     parent[p][t] = max(parent[p][t], (left[l][t] + right[r][t]) + w)
+ * with w = (float) of the grammar's double log score. Max is order-independent and every
+ * rule value is computed with the same two float adds, so any schedule (GPU atomics, the
+ * host build, a plain C loop) gives bit-identical parents. Workspace values must not be NaN.
+ *
+ * Kernel entry points (the same name in the cubin and in the host .so):
+ *     void NAME(const float *left, const float *right, float *parent, int n, int stride)
+ * GPU launch: grid (ceil(n / CODEGEN_THREADS), nblock), CODEGEN_THREADS threads per block;
+ * blockIdx.y selects the code block, parents are combined with an atomic float max. Host:
+ * the function loops over its code blocks and work items 0..n-1 itself. */
+#ifndef CKY_CODEGEN_H
+#define CKY_CODEGEN_H
+
+#include <stddef.h>
+
+#include "../grammar/grammar.h"
+#include "../util/status.h"
+
+#define CODEGEN_VERSION "cky-codegen-1" /* part of every cache key: bump when output changes */
+#define CODEGEN_THREADS 128             /* threads per GPU thread block */
+
+/* ---- classes: class-local substate numbering ---- */
+
+typedef enum codegen_class { CODEGEN_X = 0, CODEGEN_T = 1 } codegen_class;
+
+typedef struct codegen_classes {
+    int n[2];       /* number of substates in class X (phrasal) and T (tag) */
+    int *global[2]; /* [class][local index] -> global substate id (ascending) */
+    int *local;     /* [global substate id] -> its index within its own class */
+    unsigned char *cls; /* [global substate id] -> codegen_class */
+} codegen_classes;
+
+/* Build the class numbering of `g`. Free with codegen_classes_free. */
+cky_status codegen_classes_init(const grammar *g, codegen_classes *c);
+void codegen_classes_free(codegen_classes *c);
+
+/* Class-local row of global substate `global_sub` in class `cls`, or -1 if it is not in it. */
+int codegen_class_index(const codegen_classes *c, codegen_class cls, int global_sub);
+
+/* ---- families ---- */
+
+typedef enum codegen_family_id {
+    CODEGEN_XX = 0, CODEGEN_XT, CODEGEN_TX, CODEGEN_TT, CODEGEN_NFAMILY
+} codegen_family_id;
+
+/* "XX", "XT", "TX", "TT" */
+const char *codegen_family_name(codegen_family_id id);
+/* Class of the left / right child of a family. */
+codegen_class codegen_family_left(codegen_family_id id);
+codegen_class codegen_family_right(codegen_family_id id);
+
+/* One substate rule in class-local rows: parent row p (X), left row l, right row r. */
+typedef struct codegen_rule {
+    int p, l, r;
+    float w; /* (float) of the double log score; finite, never -0 */
+} codegen_rule;
+
+typedef struct codegen_family {
+    codegen_family_id id;
+    int dim[3];         /* rows of PARENT, LEFT, RIGHT (class sizes) */
+    long nrule;
+    codegen_rule *rule; /* in the grammar's order */
+} codegen_family;
+
+/* Collect the finite-score rules of family `id`. Free with codegen_family_free. */
+cky_status codegen_family_build(const grammar *g, const codegen_classes *c,
+                                codegen_family_id id, codegen_family *f);
+void codegen_family_free(codegen_family *f);
+
+/* ---- partition ---- */
+
+/* Major cubes per axis (P, L, R) and minor cubes per axis within each major cube.
+ * All zero means "choose automatically" (codegen_shape_auto). */
+typedef struct codegen_shape {
+    int major[3], minor[3];
+} codegen_shape;
+
+/* Parse "6x2x2/2x2x2" (major/minor; "6x2x2" alone keeps minor 2x2x2). CKY_ERR_ARG on junk. */
+cky_status codegen_shape_parse(const char *text, codegen_shape *out);
+
+/* Default shape for a family of `nrule` rules: code blocks of about 1,800 rules, minor
+ * 2x2x2 where there are enough rules, major cubes P-first. */
+codegen_shape codegen_shape_auto(long nrule);
+
+/* Order the `n` nodes of axis `axis` (0 = P, 1 = L, 2 = R; node = that axis's row) of the
+ * rules by the Fiedler vector of the symmetric normalized Laplacian of A^T A, A's columns
+ * being the node feature vectors (rule counts per pair of the other two axes, 0.1 x counts
+ * per each other axis). Only nodes occurring in the rules are ordered: writes their rows to
+ * order[0..*count) (order needs room for `dim` entries). Deterministic: the eigenvector's
+ * first clearly nonzero component is made positive and ties keep ascending row order. */
+cky_status codegen_spectral_order(const codegen_rule *rule, long nrule, int axis, int dim,
+                                  int *order, int *count);
+
+typedef struct codegen_block {
+    long first, nrule;  /* rules [first, first + nrule) of the partition's rule array */
+    int nleft, nright, nparent; /* distinct rows loaded / stored by the block */
+    int max_live;       /* most values simultaneously live (L, R, P and the L+R temp) */
+} codegen_block;
+
+typedef struct codegen_kernel {
+    int first_block, nblock; /* blocks [first_block, first_block + nblock) */
+    long first, nrule;       /* its rules, contiguous in the partition's rule array */
+} codegen_kernel;
+
+typedef struct codegen_partition {
+    codegen_family_id family;
+    int dim[3];
+    codegen_shape shape;    /* as used (automatic shapes resolved) */
+    long nrule;
+    codegen_rule *rule;     /* kernel by kernel, block by block, each block by (L, R, P) */
+    int nkernel, nblock;
+    codegen_kernel *kernel;
+    codegen_block *block;
+    double reload_rate;       /* mean over rows of all three axes of major cubes using them */
+    double naive_reload_rate; /* the same for equal-width blocking with the same shape */
+    int max_live;             /* largest codegen_block.max_live */
+} codegen_partition;
+
+/* Partition family `f` with `shape` (all-zero: automatic). Empty cubes are dropped, every
+ * rule lands in exactly one block. Free with codegen_partition_free. */
+cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
+                                   codegen_partition *out);
+void codegen_partition_free(codegen_partition *p);
+
+/* ---- emission ---- */
+
+/* Name of kernel `k` of family `id`: "cky_XX_k3". `buf` holds at least 32 bytes. */
+void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size);
+
+/* Generate the source text of kernel `k` of partition `p` (malloc'ed, NUL-terminated). */
+cky_status codegen_emit_kernel(const codegen_partition *p, int k, char **src);
+
+/* ---- compilation ---- */
+
+/* Compile CUDA source `src` with NVRTC for `arch` ("sm_90") into a malloc'ed cubin, and
+ * report ptxas' registers and spill bytes (stores + loads) of kernel `name`. NVRTC's
+ * rejection returns CKY_ERR_COMPILE with its log in the message. No GPU is needed. */
+cky_status codegen_nvrtc_compile(const char *src, const char *name, const char *arch,
+                                 unsigned char **cubin, size_t *size, int *registers,
+                                 int *spill_bytes);
+
+/* Host entry point of a kernel (see the file comment). */
+typedef void (*codegen_host_fn)(const float *left, const float *right, float *parent, int n,
+                                int stride);
+
+typedef struct codegen_options {
+    codegen_shape shape[CODEGEN_NFAMILY]; /* all-zero: automatic */
+    const char *arch;      /* NVRTC architecture, default "sm_90" */
+    int gpu;               /* compile cubins (default 1) */
+    int host;              /* build and load host .so files (default 0) */
+    const char *cache_dir; /* NULL: $CKY_CACHE, else ~/.cache/cky; "off": no cache */
+    const char *dump_dir;  /* if set, write every kernel's source there as NAME.cu */
+    int threads;           /* parallel compilations; 0 = number of online cores */
+} codegen_options;
+
+void codegen_options_default(codegen_options *o);
+
+typedef struct codegen_compiled {
+    char name[32];
+    int nblock;
+    long nrule;
+    int max_live;
+    int registers, spill_bytes; /* from ptxas; -1 without GPU code */
+    unsigned char *cubin;       /* NULL without GPU code */
+    size_t cubin_size;
+    codegen_host_fn host;       /* NULL without the host build */
+    int cache_hit;              /* every requested artefact came from the cache */
+} codegen_compiled;
+
+typedef struct codegen_program {
+    codegen_partition part[CODEGEN_NFAMILY];
+    codegen_compiled *kernel[CODEGEN_NFAMILY]; /* [family][k], part[f].nkernel entries */
+    codegen_classes classes;
+    double partition_seconds; /* wall time of families + partition */
+    double compile_seconds;   /* wall time of emission + compilation (cache lookups included) */
+    int nhit, nmiss;        /* kernels served by the cache / compiled */
+    void **handles;         /* dlopen handles of host builds */
+    int nhandle;
+} codegen_program;
+
+/* Partition, emit and compile every family of `g` with options `o` (NULL: defaults) using
+ * up to o->threads threads, through the cache. Free with codegen_program_free. */
+cky_status codegen_compile(const grammar *g, const codegen_options *o,
+                           codegen_program **out);
+void codegen_program_free(codegen_program *p);
+
+/* Cache directory the options resolve to: NULL when the cache is off. Malloc'ed. */
+cky_status codegen_cache_dir(const codegen_options *o, char **dir);
+
+#endif

@@ -1,0 +1,220 @@
+/* codegen emit: the source text of one kernel (paper section 4).
+ *
+ * Each code block becomes a function; its rules, sorted by (L, R, P), become straight-line
+ * code: a left or right row is loaded right before its first use, `lr = L + R` is computed
+ * once per (L, R) pair, each rule is one `P = max(P, lr + w)` line (the first one of a
+ * parent just assigns, max(-inf, x) being x), and a parent is stored (atomic max) right
+ * after its last use. A small macro prelude makes the same text CUDA C for NVRTC (one
+ * __global__ kernel choosing its code block by blockIdx.y) and plain C for the host
+ * compiler (a function that loops over code blocks and work items). Weights are printed
+ * with %.8e (9 significant digits), which reads back as the same float. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct text {
+    char *buf;
+    size_t len, cap;
+    int failed;
+} text;
+
+static void text_printf(text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void text_printf(text *t, const char *fmt, ...)
+{
+    if (t->failed)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
+        va_end(ap);
+        if (n < 0) {
+            t->failed = 1;
+            return;
+        }
+        if (t->len + (size_t)n < t->cap) {
+            t->len += (size_t)n;
+            return;
+        }
+        size_t cap = 2 * (t->cap + (size_t)n) + 4096;
+        char *b = realloc(t->buf, cap);
+        if (!b) {
+            t->failed = 1;
+            return;
+        }
+        t->buf = b;
+        t->cap = cap;
+    }
+}
+
+cky_status codegen_ranges_alloc(const int dim[3], int *first[3], int *last[3])
+{
+    for (int a = 0; a < 3; a++) {
+        first[a] = malloc((size_t)(dim[a] ? dim[a] : 1) * sizeof(int));
+        last[a] = malloc((size_t)(dim[a] ? dim[a] : 1) * sizeof(int));
+    }
+    for (int a = 0; a < 3; a++)
+        if (!first[a] || !last[a]) {
+            codegen_ranges_free(first, last);
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        }
+    return CKY_OK;
+}
+
+void codegen_ranges_free(int *first[3], int *last[3])
+{
+    for (int a = 0; a < 3; a++) {
+        free(first[a]);
+        free(last[a]);
+        first[a] = last[a] = NULL;
+    }
+}
+
+int codegen_live_ranges(const codegen_rule *rule, long n, const int dim[3], int *first[3],
+                        int *last[3])
+{
+    for (int a = 0; a < 3; a++)
+        for (int i = 0; i < dim[a]; i++)
+            first[a][i] = last[a][i] = -1;
+    for (long i = 0; i < n; i++) {
+        int row[3] = {rule[i].p, rule[i].l, rule[i].r};
+        for (int a = 0; a < 3; a++) {
+            if (first[a][row[a]] < 0)
+                first[a][row[a]] = (int)i;
+            last[a][row[a]] = (int)i;
+        }
+    }
+    /* live count at rule i = ranges [first, last] covering i; sweep a difference array */
+    int *delta = calloc((size_t)n + 1, sizeof *delta), best = 0, live = 0;
+    if (!delta)
+        return -1;
+    for (int a = 0; a < 3; a++)
+        for (int i = 0; i < dim[a]; i++)
+            if (first[a][i] >= 0) {
+                delta[first[a][i]]++;
+                delta[last[a][i] + 1]--;
+            }
+    for (long i = 0; i < n; i++) {
+        live += delta[i];
+        if (live + 1 > best)
+            best = live + 1; /* + the lr temporary */
+    }
+    free(delta);
+    return best;
+}
+
+void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size)
+{
+    snprintf(buf, size, "cky_%s_k%d", codegen_family_name(id), k);
+}
+
+static const char prelude[] =
+    "#ifdef __CUDACC__\n"
+    "#define CKY_MAX(a, b) fmaxf(a, b)\n"
+    "#define CKY_BLOCK static __device__ __forceinline__ void\n"
+    "#define CKY_RESTRICT __restrict__\n"
+    "#define CKY_STORE(addr, v) cky_atomic_max(addr, v)\n"
+    "/* float max through integer atomics: non-negative floats order like signed ints,\n"
+    "   negative ones (sign bit set, -0 and -inf included) reversed like unsigned ints */\n"
+    "static __device__ __forceinline__ void cky_atomic_max(float *addr, float v)\n"
+    "{\n"
+    "    if (__float_as_int(v) >= 0)\n"
+    "        atomicMax((int *)addr, __float_as_int(v));\n"
+    "    else\n"
+    "        atomicMin((unsigned int *)addr, __float_as_uint(v));\n"
+    "}\n"
+    "#else\n"
+    "#define CKY_MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+    "#define CKY_BLOCK static __attribute__((noinline)) void\n"
+    "#define CKY_RESTRICT restrict\n"
+    "/* code blocks of one work item run one after the other: a plain max (v is never -0) */\n"
+    "#define CKY_STORE(addr, v) (*(addr) = CKY_MAX(*(addr), v))\n"
+    "#endif\n";
+
+static void emit_block(text *t, const codegen_partition *p, const char *name, int b,
+                       int *first[3], int *last[3])
+{
+    const codegen_block *blk = &p->block[b];
+    const codegen_rule *rule = p->rule + blk->first;
+    codegen_live_ranges(rule, blk->nrule, p->dim, first, last);
+    text_printf(t,
+                "\n/* code block %d: %ld rules, %d left, %d right, %d parent rows, "
+                "at most %d values live */\n"
+                "CKY_BLOCK %s_b%d(const float *CKY_RESTRICT left, const float *CKY_RESTRICT "
+                "right, float *CKY_RESTRICT parent, long long s)\n{\n    float lr;\n",
+                b, blk->nrule, blk->nleft, blk->nright, blk->nparent, blk->max_live, name, b);
+    for (long i = 0; i < blk->nrule; i++) {
+        const codegen_rule *r = &rule[i];
+        if (i == 0 || r->l != rule[i - 1].l || r->r != rule[i - 1].r) {
+            if (first[1][r->l] == i)
+                text_printf(t, "    float L%d = left[%d * s];\n", r->l, r->l);
+            if (first[2][r->r] == i)
+                text_printf(t, "    float R%d = right[%d * s];\n", r->r, r->r);
+            text_printf(t, "    lr = L%d + R%d;\n", r->l, r->r);
+        }
+        if (first[0][r->p] == i)
+            text_printf(t, "    float P%d = lr + %.8ef;\n", r->p, (double)r->w);
+        else
+            text_printf(t, "    P%d = CKY_MAX(P%d, lr + %.8ef);\n", r->p, r->p, (double)r->w);
+        if (last[0][r->p] == i)
+            text_printf(t, "    CKY_STORE(&parent[%d * s], P%d);\n", r->p, r->p);
+    }
+    text_printf(t, "}\n");
+}
+
+cky_status codegen_emit_kernel(const codegen_partition *p, int k, char **src)
+{
+    const codegen_kernel *kn = &p->kernel[k];
+    char name[32];
+    codegen_kernel_name(p->family, k, name, sizeof name);
+    int *first[3], *last[3];
+    cky_status st = codegen_ranges_alloc(p->dim, first, last);
+    if (st)
+        return st;
+    text t = {NULL, 0, 0, 0};
+    text_printf(&t,
+                "/* %s: generated by %s, family %s, %d code blocks, %ld rules.\n"
+                "   parent[p][t] = max(parent[p][t], (left[l][t] + right[r][t]) + w) for each "
+                "rule (p, l, r, w) */\n%s",
+                name, CODEGEN_VERSION, codegen_family_name(p->family), kn->nblock, kn->nrule,
+                prelude);
+    for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
+        emit_block(&t, p, name, b, first, last);
+    text_printf(&t,
+                "\n#ifdef __CUDACC__\n"
+                "extern \"C\" __global__ void __launch_bounds__(%d, 4)\n"
+                "%s(const float *__restrict__ left, const float *__restrict__ right, "
+                "float *__restrict__ parent, int n, int stride)\n{\n"
+                "    int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                "    if (tid >= n)\n        return;\n"
+                "    long long s = stride;\n"
+                "    switch (blockIdx.y) {\n",
+                CODEGEN_THREADS, name);
+    for (int b = 0; b < kn->nblock; b++)
+        text_printf(&t, "    case %d: %s_b%d(left + tid, right + tid, parent + tid, s); break;\n",
+                    b, name, kn->first_block + b);
+    text_printf(&t,
+                "    }\n}\n#else\n"
+                "void %s(const float *left, const float *right, float *parent, int n, "
+                "int stride);\n"
+                "void %s(const float *left, const float *right, float *parent, int n, "
+                "int stride)\n{\n    long long s = stride;\n",
+                name, name);
+    for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
+        text_printf(&t,
+                    "    for (int t = 0; t < n; t++)\n"
+                    "        %s_b%d(left + t, right + t, parent + t, s);\n",
+                    name, b);
+    text_printf(&t, "}\n#endif\n");
+    codegen_ranges_free(first, last);
+    if (t.failed) {
+        free(t.buf);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);
+    }
+    *src = t.buf;
+    return CKY_OK;
+}

@@ -1,0 +1,51 @@
+/* codegen internals shared by the files of the codegen module (not a public API). */
+#ifndef CKY_CODEGEN_INTERNAL_H
+#define CKY_CODEGEN_INTERNAL_H
+
+#include <stdint.h>
+
+#include "codegen.h"
+
+/* Live ranges of the rows used by rules[0..n) (one code block, in emission order): for
+ * axis a (0 = P, 1 = L, 2 = R) and row x, first[a][x] and last[a][x] are the indices of the
+ * first and last rule using it, -1 if none. Arrays hold dim[a] entries. Returns the most
+ * values live at once (the rows whose ranges cover a rule, plus the L+R temporary). */
+int codegen_live_ranges(const codegen_rule *rule, long n, const int dim[3], int *first[3],
+                        int *last[3]);
+
+/* Allocate first/last arrays for codegen_live_ranges (free with codegen_ranges_free). */
+cky_status codegen_ranges_alloc(const int dim[3], int *first[3], int *last[3]);
+void codegen_ranges_free(int *first[3], int *last[3]);
+
+/* FNV-1a 64 over `len` bytes, continuing from `h` (start with CODEGEN_FNV_INIT). */
+#define CODEGEN_FNV_INIT 0xcbf29ce484222325ULL
+uint64_t codegen_hash(uint64_t h, const void *data, size_t len);
+uint64_t codegen_hash_str(uint64_t h, const char *s); /* includes the terminating NUL */
+
+/* Cubin cache entries: DIR/HASH.cubin, a header (magic, version, key, registers, spill
+ * bytes, size) then the cubin. Lookup returns 1 on a valid hit, 0 on a miss. */
+int codegen_cache_get_cubin(const char *dir, uint64_t key, unsigned char **cubin,
+                            size_t *size, int *registers, int *spill_bytes);
+cky_status codegen_cache_put_cubin(const char *dir, uint64_t key, const unsigned char *cubin,
+                                   size_t size, int registers, int spill_bytes);
+
+/* Write `len` bytes to `path` atomically (a temp file in the same folder, then rename). */
+cky_status codegen_write_atomic(const char *path, const void *data, size_t len);
+
+/* Make `dir` and its parents. */
+cky_status codegen_mkdirs(const char *dir);
+
+/* "nvrtc MAJOR.MINOR" of the linked NVRTC, for cache keys. */
+void codegen_nvrtc_version(char *buf, size_t size);
+
+/* The host build: compile `src` with $CC (default cc) -O2 -shared -fPIC into DIR/HASH.so
+ * unless it is there (dir NULL: a private temp folder), dlopen it and look up `name`.
+ * *hit says whether the .so came from the cache. */
+cky_status codegen_host_load(const char *dir, uint64_t key, const char *src, const char *name,
+                             void **handle, codegen_host_fn *fn, int *hit);
+
+/* The cache key options of the host build ($CC and flags), for hashing. */
+const char *codegen_host_compiler(void);
+extern const char *const codegen_host_flags;
+
+#endif

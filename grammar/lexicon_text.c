@@ -1,0 +1,441 @@
+/* lexicon_text: the text-export lexicon (PREFIX.lexicon, PREFIX.words) and the small string
+ * table and line cursor shared with the text grammar loader (see lexicon_text.h).
+ *
+ * Storage: words (and signatures) are interned in a name_table; the entries of the .lexicon
+ * file are grouped by word, so word w owns entries first[w] .. first[w+1]-1, each a (tag,
+ * offset) pair into one array of log scores. Scoring is a hash look-up plus copying. */
+#include "lexicon_text.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/io.h"
+#include "signature.h"
+
+/* ---- name_table -------------------------------------------------------------------- */
+
+struct name_table {
+    char *chars; /* all strings, NUL-terminated, back to back */
+    size_t nchars, cap_chars;
+    size_t *start; /* [count] offset of each string in chars */
+    int count, cap_start;
+    int *slot; /* open addressing: id + 1, 0 = empty; nslot is a power of two */
+    size_t nslot;
+};
+
+static uint64_t name_hash(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
+    return h;
+}
+
+name_table *name_table_new(void) { return calloc(1, sizeof(name_table)); }
+
+void name_table_free(name_table *t)
+{
+    if (!t)
+        return;
+    free(t->chars);
+    free(t->start);
+    free(t->slot);
+    free(t);
+}
+
+/* The slot holding s, or the empty slot where it would go. */
+static size_t name_table_slot(const name_table *t, const char *s, size_t len)
+{
+    size_t mask = t->nslot - 1, i = (size_t)name_hash(s, len) & mask;
+    for (;; i = (i + 1) & mask) {
+        int id = t->slot[i] - 1;
+        if (id < 0)
+            return i;
+        const char *str = t->chars + t->start[id];
+        if (strncmp(str, s, len) == 0 && str[len] == '\0')
+            return i;
+    }
+}
+
+int name_table_find(const name_table *t, const char *s, size_t len)
+{
+    if (t->nslot == 0)
+        return -1;
+    return t->slot[name_table_slot(t, s, len)] - 1;
+}
+
+static int name_table_rehash(name_table *t)
+{
+    size_t n = t->nslot ? 2 * t->nslot : 256;
+    int *slot = calloc(n, sizeof *slot);
+    if (!slot)
+        return 0;
+    free(t->slot);
+    t->slot = slot;
+    t->nslot = n;
+    for (int id = 0; id < t->count; id++) {
+        const char *s = t->chars + t->start[id];
+        t->slot[name_table_slot(t, s, strlen(s))] = id + 1;
+    }
+    return 1;
+}
+
+cky_status name_table_intern(name_table *t, const char *s, size_t len, int *id, int *added)
+{
+    if (added)
+        *added = 0;
+    if ((*id = name_table_find(t, s, len)) >= 0)
+        return CKY_OK;
+    if ((size_t)(t->count + 1) * 2 > t->nslot && !name_table_rehash(t))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    if (t->nchars + len + 1 > t->cap_chars) {
+        size_t cap = t->cap_chars ? 2 * t->cap_chars : 4096;
+        while (cap < t->nchars + len + 1)
+            cap *= 2;
+        char *c = realloc(t->chars, cap);
+        if (!c)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        t->chars = c;
+        t->cap_chars = cap;
+    }
+    if (t->count == t->cap_start) {
+        int cap = t->cap_start ? 2 * t->cap_start : 256;
+        size_t *st = realloc(t->start, (size_t)cap * sizeof *st);
+        if (!st)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        t->start = st;
+        t->cap_start = cap;
+    }
+    size_t slot = name_table_slot(t, s, len);
+    memcpy(t->chars + t->nchars, s, len);
+    t->chars[t->nchars + len] = '\0';
+    t->start[t->count] = t->nchars;
+    t->nchars += len + 1;
+    *id = t->count++;
+    t->slot[slot] = *id + 1;
+    if (added)
+        *added = 1;
+    return CKY_OK;
+}
+
+const char *name_table_str(const name_table *t, int id) { return t->chars + t->start[id]; }
+
+int name_table_count(const name_table *t) { return t->count; }
+
+/* ---- text_lines -------------------------------------------------------------------- */
+
+text_lines text_lines_start(char *buf, size_t len) { return (text_lines){buf, buf + len, 0}; }
+
+char *text_lines_next(text_lines *it, size_t *len)
+{
+    if (it->p >= it->end)
+        return NULL;
+    char *line = it->p;
+    char *nl = memchr(line, '\n', (size_t)(it->end - line));
+    char *stop = nl ? nl : it->end;
+    it->p = nl ? nl + 1 : it->end;
+    if (stop > line && stop[-1] == '\r')
+        stop--;
+    *stop = '\0';
+    *len = (size_t)(stop - line);
+    it->number++;
+    return line;
+}
+
+/* ---- the lexicon ------------------------------------------------------------------- */
+
+typedef struct lex_entry {
+    int word, tag;
+    size_t off; /* into logv */
+} lex_entry;
+
+struct lexicon_text {
+    grammar_lexicon base; /* first member: a grammar_lexicon * is a lexicon_text * */
+    name_table *words;    /* words and signatures of the .lexicon and .words files */
+    unsigned char *known; /* [words]: listed in .words */
+    int *first;           /* [words + 1]: entries of word w are first[w] .. first[w+1]-1 */
+    lex_entry *entry;     /* grouped by word, file order within a word */
+    int nentry, cap_entry;
+    double *logv; /* log scores */
+    size_t nlogv, cap_logv;
+    name_table *tags;
+    int *tag_nsub; /* [tags] */
+    long *tag_line;
+    int *tag_symbol; /* [tags] grammar symbol, set by lexicon_text_bind_symbols */
+    int cap_tags;
+};
+
+static void lexicon_text_free(grammar_lexicon *base)
+{
+    lexicon_text *lex = (lexicon_text *)base;
+    if (!lex)
+        return;
+    name_table_free(lex->words);
+    name_table_free(lex->tags);
+    free(lex->known);
+    free(lex->first);
+    free(lex->entry);
+    free(lex->logv);
+    free(lex->tag_nsub);
+    free(lex->tag_line);
+    free(lex->tag_symbol);
+    free(lex);
+}
+
+static int lexicon_known(const char *word, void *ctx)
+{
+    const lexicon_text *lex = ctx;
+    int w = name_table_find(lex->words, word, strlen(word));
+    return w >= 0 && lex->known[w];
+}
+
+static cky_status lexicon_text_score(const grammar_lexicon *base, const grammar *g,
+                                     const char *word, int loc, double *out)
+{
+    const lexicon_text *lex = (const lexicon_text *)base;
+    int w = name_table_find(lex->words, word, strlen(word));
+    if (w < 0 || !lex->known[w]) {
+        char sig[128];
+        signature_of(word, loc, 5, lexicon_known, (void *)lex, sig, sizeof sig);
+        w = name_table_find(lex->words, sig, strlen(sig));
+        if (w < 0)
+            return CKY_OK; /* a signature never seen in training: all -inf */
+    }
+    for (int k = lex->first[w]; k < lex->first[w + 1]; k++) {
+        const lex_entry *e = &lex->entry[k];
+        int sym = lex->tag_symbol[e->tag];
+        memcpy(out + g->sub_offset[sym], lex->logv + e->off,
+               (size_t)lex->tag_nsub[e->tag] * sizeof *out);
+    }
+    return CKY_OK;
+}
+
+/* The tag of a .lexicon line, added on first sight with `nsub` values. */
+static cky_status lexicon_tag(lexicon_text *lex, const char *name, size_t len, int nsub,
+                              const char *path, long line, int *tag)
+{
+    int added;
+    cky_status st = name_table_intern(lex->tags, name, len, tag, &added);
+    if (st)
+        return st;
+    if (added) {
+        if (*tag >= lex->cap_tags) {
+            int cap = lex->cap_tags ? 2 * lex->cap_tags : 64;
+            int *n = realloc(lex->tag_nsub, (size_t)cap * sizeof *n);
+            if (n)
+                lex->tag_nsub = n;
+            long *l = realloc(lex->tag_line, (size_t)cap * sizeof *l);
+            if (l)
+                lex->tag_line = l;
+            if (!n || !l)
+                return cky_fail(CKY_ERR_NOMEM, "out of memory");
+            lex->cap_tags = cap;
+        }
+        lex->tag_nsub[*tag] = nsub;
+        lex->tag_line[*tag] = line;
+    } else if (lex->tag_nsub[*tag] != nsub) {
+        return cky_fail(CKY_ERR_FORMAT, "%s:%ld: tag %.*s has %d values here but %d on line %ld",
+                        path, line, (int)len, name, nsub, lex->tag_nsub[*tag],
+                        lex->tag_line[*tag]);
+    }
+    return CKY_OK;
+}
+
+/* Parse "[v0, v1, ...]" (s points at '['), appending log values; *n = count. */
+static cky_status lexicon_parse_values(lexicon_text *lex, const char *s, const char *path,
+                                       long line, int *n)
+{
+    *n = 0;
+    s++; /* '[' */
+    for (;;) {
+        char *endp;
+        double v = strtod(s, &endp);
+        if (endp == s || !isfinite(v) || v < 0)
+            return cky_fail(CKY_ERR_FORMAT, "%s:%ld: bad score \"%.20s\"", path, line, s);
+        if (lex->nlogv == lex->cap_logv) {
+            size_t cap = lex->cap_logv ? 2 * lex->cap_logv : 1 << 16;
+            double *p = realloc(lex->logv, cap * sizeof *p);
+            if (!p)
+                return cky_fail(CKY_ERR_NOMEM, "out of memory");
+            lex->logv = p;
+            lex->cap_logv = cap;
+        }
+        lex->logv[lex->nlogv++] = grammar_log(v);
+        ++*n;
+        s = endp;
+        if (s[0] == ']' && s[1] == '\0')
+            return CKY_OK;
+        if (s[0] != ',' || s[1] != ' ')
+            return cky_fail(CKY_ERR_FORMAT, "%s:%ld: expected \", \" or \"]\" after a score",
+                            path, line);
+        s += 2;
+    }
+}
+
+/* One line "TAG word [v0, ...]". */
+static cky_status lexicon_parse_line(lexicon_text *lex, char *s, size_t len, const char *path,
+                                     long line)
+{
+    char *sp = memchr(s, ' ', len);
+    char *open = NULL;
+    for (char *p = s + len; p > s; p--) /* the last " [" starts the values */
+        if (p[-1] == '[' && p - 1 > s && p[-2] == ' ') {
+            open = p - 1;
+            break;
+        }
+    if (!sp || sp == s || !open || open - 1 <= sp + 1)
+        return cky_fail(CKY_ERR_FORMAT, "%s:%ld: expected \"TAG word [score, ...]\"", path,
+                        line);
+    const char *word = sp + 1;
+    size_t wlen = (size_t)(open - 1 - word);
+    size_t off = lex->nlogv;
+    int nsub, tag, w;
+    cky_status st;
+    if ((st = lexicon_parse_values(lex, open, path, line, &nsub)) ||
+        (st = lexicon_tag(lex, s, (size_t)(sp - s), nsub, path, line, &tag)) ||
+        (st = name_table_intern(lex->words, word, wlen, &w, NULL)))
+        return st;
+    if (lex->nentry == lex->cap_entry) {
+        int cap = lex->cap_entry ? 2 * lex->cap_entry : 4096;
+        lex_entry *e = realloc(lex->entry, (size_t)cap * sizeof *e);
+        if (!e)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        lex->entry = e;
+        lex->cap_entry = cap;
+    }
+    lex->entry[lex->nentry++] = (lex_entry){w, tag, off};
+    return CKY_OK;
+}
+
+/* Group the entries by word (stable) and reject a (tag, word) pair given twice. */
+static cky_status lexicon_group(lexicon_text *lex, const char *path)
+{
+    int nw = name_table_count(lex->words);
+    lex->first = calloc((size_t)nw + 1, sizeof *lex->first);
+    int *fill = malloc(((size_t)nw + 1) * sizeof *fill);
+    lex_entry *sorted = malloc(((size_t)lex->nentry + 1) * sizeof *sorted);
+    if (!lex->first || !fill || !sorted) {
+        free(fill);
+        free(sorted);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    for (int k = 0; k < lex->nentry; k++)
+        lex->first[lex->entry[k].word + 1]++;
+    for (int w = 0; w < nw; w++)
+        lex->first[w + 1] += lex->first[w];
+    memcpy(fill, lex->first, ((size_t)nw + 1) * sizeof *fill);
+    for (int k = 0; k < lex->nentry; k++)
+        sorted[fill[lex->entry[k].word]++] = lex->entry[k];
+    free(fill);
+    free(lex->entry);
+    lex->entry = sorted;
+    for (int w = 0; w < nw; w++)
+        for (int a = lex->first[w]; a < lex->first[w + 1]; a++)
+            for (int b = a + 1; b < lex->first[w + 1]; b++)
+                if (lex->entry[a].tag == lex->entry[b].tag)
+                    return cky_fail(CKY_ERR_FORMAT, "%s: tag %s has two lines for \"%s\"", path,
+                                    name_table_str(lex->tags, lex->entry[a].tag),
+                                    name_table_str(lex->words, w));
+    return CKY_OK;
+}
+
+/* Read the .words file: every non-empty line is a known word. */
+static cky_status lexicon_read_words(lexicon_text *lex, const char *path)
+{
+    char *buf;
+    size_t n;
+    cky_status st = io_read_file(path, &buf, &n);
+    if (st)
+        return st;
+    size_t cap = (size_t)name_table_count(lex->words) + 1024;
+    if (!(lex->known = calloc(cap, 1))) {
+        free(buf);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    text_lines it = text_lines_start(buf, n);
+    char *line;
+    size_t len;
+    int w;
+    while ((line = text_lines_next(&it, &len))) {
+        if (len == 0)
+            continue;
+        if ((st = name_table_intern(lex->words, line, len, &w, NULL)))
+            break;
+        if ((size_t)w >= cap) {
+            unsigned char *k = realloc(lex->known, 2 * cap);
+            if (!k) {
+                st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+                break;
+            }
+            memset(k + cap, 0, cap);
+            lex->known = k;
+            cap *= 2;
+        }
+        lex->known[w] = 1;
+    }
+    free(buf);
+    return st;
+}
+
+/* Read every line of the .lexicon file. */
+static cky_status lexicon_read_lines(lexicon_text *lex, const char *path)
+{
+    char *buf;
+    size_t n;
+    cky_status st = io_read_file(path, &buf, &n);
+    if (st)
+        return st;
+    text_lines it = text_lines_start(buf, n);
+    char *line;
+    size_t len;
+    while (!st && (line = text_lines_next(&it, &len)))
+        if (len > 0)
+            st = lexicon_parse_line(lex, line, len, path, it.number);
+    free(buf);
+    return st;
+}
+
+cky_status lexicon_text_read(const char *lexicon_path, const char *words_path,
+                             lexicon_text **out)
+{
+    lexicon_text *lex = calloc(1, sizeof *lex);
+    if (!lex || !(lex->words = name_table_new()) || !(lex->tags = name_table_new())) {
+        lexicon_text_free((grammar_lexicon *)lex);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    lex->base.score = lexicon_text_score;
+    lex->base.free = lexicon_text_free;
+    cky_status st;
+    if ((st = lexicon_read_lines(lex, lexicon_path)) ||
+        (st = lexicon_read_words(lex, words_path)) || (st = lexicon_group(lex, lexicon_path))) {
+        lexicon_text_free(&lex->base);
+        return st;
+    }
+    *out = lex;
+    return CKY_OK;
+}
+
+int lexicon_text_count_tags(const lexicon_text *lex) { return name_table_count(lex->tags); }
+
+const char *lexicon_text_tag_name(const lexicon_text *lex, int tag)
+{
+    return name_table_str(lex->tags, tag);
+}
+
+int lexicon_text_tag_nsub(const lexicon_text *lex, int tag) { return lex->tag_nsub[tag]; }
+
+long lexicon_text_tag_line(const lexicon_text *lex, int tag) { return lex->tag_line[tag]; }
+
+cky_status lexicon_text_bind_symbols(lexicon_text *lex, const int *symbol)
+{
+    int n = lexicon_text_count_tags(lex);
+    free(lex->tag_symbol);
+    if (!(lex->tag_symbol = malloc((size_t)(n ? n : 1) * sizeof *symbol)))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    memcpy(lex->tag_symbol, symbol, (size_t)n * sizeof *symbol);
+    return CKY_OK;
+}
+
+grammar_lexicon *lexicon_text_base(lexicon_text *lex) { return &lex->base; }

@@ -1,0 +1,84 @@
+/* chart: the CKY chart of one sentence, span-major, with a pre-unary and a post-unary layer.
+ *
+ * Cells (i, j), 0 <= i < j <= n, are stored by span length, then start: cell (i, j) is number
+ * chart_cell(n, i, j). Each layer of a cell holds one score per global substate id
+ * (grammar.nsub_total), all substates of one cell contiguous. The pre-unary layer holds lexical
+ * scores (span 1) or the best binary derivation (span >= 2); the post-unary layer holds
+ * max(pre, best closed unary over pre). Binary rules read post-unary children.
+ *
+ * Scores are stored as double in both arithmetic modes:
+ *  - CHART_DOUBLE: the Berkeley parser's arithmetic, binary (w + left) + right in double;
+ *  - CHART_FLOAT: the GPU's arithmetic, binary (left + right) + w in float32 (every stored
+ *    value is a float, widened exactly).
+ * Unary scores are child + w in both. Every implementation of a mode gives bit-identical
+ * charts, because max is exact and order-independent. */
+#ifndef CKY_PARSER_CHART_H
+#define CKY_PARSER_CHART_H
+
+#include <stddef.h>
+
+#include "../util/status.h"
+
+typedef enum chart_mode { CHART_DOUBLE, CHART_FLOAT } chart_mode;
+
+typedef struct chart {
+    int n;           /* sentence length in words */
+    int nsub;        /* scores per cell layer (grammar.nsub_total) */
+    chart_mode mode;
+    double *pre;     /* [ncells][nsub] */
+    double *post;    /* [ncells][nsub] */
+} chart;
+
+/* Number of cells of a chart over n words: n(n+1)/2. */
+static inline size_t chart_ncells(int n) { return (size_t)n * (n + 1) / 2; }
+
+/* Index of cell (i, j): cells of span d = j - i start after all shorter spans. */
+static inline size_t chart_cell(int n, int i, int j)
+{
+    int d = j - i;
+    return (size_t)(d - 1) * n - (size_t)(d - 1) * (d - 2) / 2 + i;
+}
+
+/* The pre-/post-unary score vector of cell (i, j). */
+static inline double *chart_pre(const chart *c, int i, int j)
+{
+    return c->pre + chart_cell(c->n, i, j) * c->nsub;
+}
+static inline double *chart_post(const chart *c, int i, int j)
+{
+    return c->post + chart_cell(c->n, i, j) * c->nsub;
+}
+
+/* Score of a binary derivation with rule weight w and children scores left, right. */
+static inline double chart_binary(chart_mode mode, double w, double left, double right)
+{
+    if (mode == CHART_FLOAT)
+        return (double)(((float)left + (float)right) + (float)w);
+    return (w + left) + right;
+}
+
+/* Score of a unary derivation with rule weight w over child score `child`. */
+static inline double chart_unary(chart_mode mode, double w, double child)
+{
+    if (mode == CHART_FLOAT)
+        return (double)((float)child + (float)w);
+    return child + w;
+}
+
+/* Round a lexical score to the mode's precision. */
+static inline double chart_round(chart_mode mode, double x)
+{
+    return mode == CHART_FLOAT ? (double)(float)x : x;
+}
+
+/* A chart over n words with every score -inf. */
+cky_status chart_new(int n, int nsub, chart_mode mode, chart **out);
+
+void chart_free(chart *c);
+
+/* Compare two charts of the same sentence bit for bit (both layers, every cell). Returns 0 if
+ * identical; otherwise 1 and a message naming the first differing cell (i, j), layer, global
+ * substate id and both values with their difference. */
+int chart_compare(const chart *a, const chart *b, char *msg, size_t size);
+
+#endif

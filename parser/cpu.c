@@ -1,0 +1,262 @@
+/* cpu: the generated kernels on CPU threads (see cpu.h). */
+#include "cpu.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ref.h"
+
+#define DEFAULT_WIDTH 512 /* work items per workspace */
+#define GUARD 64          /* sentinel floats before and after every workspace */
+#define GUARD_BITS 0x7fc0deadu
+
+struct cpu_engine {
+    const grammar *g;
+    codegen_program *prog;
+    int threads, width;
+    float *left, *right, *parent; /* workspaces: rows x width, inside guard regions */
+    size_t ws_size;               /* floats per workspace, guards excluded */
+    double evaluations;
+};
+
+/* A work item: parent cell (i, j) of sentence s, split k. */
+typedef struct item {
+    int s, i, k, j;
+} item;
+
+/* A buffer of n floats between two guard regions of sentinel NaNs. */
+static float *guarded_alloc(size_t n)
+{
+    float *b = malloc((n + 2 * GUARD) * sizeof *b);
+    if (!b)
+        return NULL;
+    unsigned bits = GUARD_BITS;
+    for (size_t k = 0; k < GUARD; k++) {
+        memcpy(&b[k], &bits, sizeof bits);
+        memcpy(&b[GUARD + n + k], &bits, sizeof bits);
+    }
+    return b + GUARD;
+}
+
+static void guarded_free(float *b) { free(b ? b - GUARD : NULL); }
+
+/* Abort if anything wrote into the guard regions of a workspace of n floats. */
+static void guard_check(const float *b, size_t n, const char *what)
+{
+    for (size_t k = 0; k < GUARD; k++) {
+        unsigned lo, hi;
+        memcpy(&lo, &b[(ptrdiff_t)k - GUARD], sizeof lo);
+        memcpy(&hi, &b[n + k], sizeof hi);
+        if (lo != GUARD_BITS || hi != GUARD_BITS) {
+            fprintf(stderr, "%s:%d: a kernel wrote outside the %s workspace\n", __FILE__,
+                    __LINE__, what);
+            abort();
+        }
+    }
+}
+
+cky_status cpu_engine_new(const grammar *g, int threads, int width, cpu_engine **out)
+{
+    cpu_engine *e = calloc(1, sizeof *e);
+    if (!e)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    e->g = g;
+    e->threads = threads > 0 ? threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (e->threads < 1)
+        e->threads = 1;
+    e->width = width > 0 ? width : DEFAULT_WIDTH;
+    codegen_options o;
+    codegen_options_default(&o);
+    o.gpu = 0;
+    o.host = 1;
+    cky_status st = codegen_compile(g, &o, &e->prog);
+    if (st) {
+        free(e);
+        return st;
+    }
+    const codegen_classes *c = &e->prog->classes;
+    int rows = c->n[CODEGEN_X] > c->n[CODEGEN_T] ? c->n[CODEGEN_X] : c->n[CODEGEN_T];
+    e->ws_size = (size_t)(rows ? rows : 1) * e->width;
+    e->left = guarded_alloc(e->ws_size);
+    e->right = guarded_alloc(e->ws_size);
+    e->parent = guarded_alloc(e->ws_size);
+    if (!e->left || !e->right || !e->parent) {
+        cpu_engine_free(e);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory for workspaces");
+    }
+    *out = e;
+    return CKY_OK;
+}
+
+void cpu_engine_free(cpu_engine *e)
+{
+    if (!e)
+        return;
+    codegen_program_free(e->prog);
+    guarded_free(e->left);
+    guarded_free(e->right);
+    guarded_free(e->parent);
+    free(e);
+}
+
+double cpu_engine_rule_evaluations(const cpu_engine *e) { return e->evaluations; }
+
+/* Copy-transpose: column t of `ws` gets the class rows of `cell` (span-major, global ids). */
+static void gather(const codegen_classes *c, codegen_class cls, const double *cell, float *ws,
+                   int t, int width)
+{
+    const int *global = c->global[cls];
+    for (int x = 0; x < c->n[cls]; x++)
+        ws[(size_t)x * width + t] = (float)cell[global[x]];
+}
+
+/* Max-reduce column t of the parent workspace into the pre-unary layer of its cell. */
+static void reduce(const codegen_classes *c, const float *ws, int t, int width, double *cell)
+{
+    const int *global = c->global[CODEGEN_X];
+    for (int x = 0; x < c->n[CODEGEN_X]; x++) {
+        double v = ws[(size_t)x * width + t];
+        if (v > cell[global[x]])
+            cell[global[x]] = v;
+    }
+}
+
+typedef struct slice {
+    const cpu_engine *e;
+    codegen_family_id f;
+    int first, count; /* columns */
+} slice;
+
+static void *run_slice(void *arg)
+{
+    const slice *sl = arg;
+    const cpu_engine *e = sl->e;
+    const codegen_partition *part = &e->prog->part[sl->f];
+    for (int k = 0; k < part->nkernel; k++)
+        e->prog->kernel[sl->f][k].host(e->left + sl->first, e->right + sl->first,
+                                       e->parent + sl->first, sl->count, e->width);
+    return NULL;
+}
+
+/* Run every kernel of family f over columns [0, n), split among the threads. */
+#define MAX_THREADS 64
+static void run_family(cpu_engine *e, codegen_family_id f, int n)
+{
+    int nt = e->threads < n ? e->threads : n;
+    if (nt > MAX_THREADS)
+        nt = MAX_THREADS;
+    slice sl[MAX_THREADS];
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (int t = 0; t < nt; t++) {
+        int first = (int)((long)n * t / nt), last = (int)((long)n * (t + 1) / nt);
+        sl[t] = (slice){e, f, first, last - first};
+        if (t > 0)
+            started[t] = pthread_create(&tid[t], NULL, run_slice, &sl[t]) == 0;
+    }
+    run_slice(&sl[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tid[t], NULL);
+        else
+            run_slice(&sl[t]); /* no thread could be started for it: do it here */
+    }
+    e->evaluations += (double)n * e->prog->part[f].nrule;
+    guard_check(e->left, e->ws_size, "left");
+    guard_check(e->right, e->ws_size, "right");
+    guard_check(e->parent, e->ws_size, "parent");
+}
+
+/* Which splits of cell (i, j) family f handles. */
+static int family_has_split(codegen_family_id f, int i, int k, int j)
+{
+    switch (f) {
+    case CODEGEN_XX: return 1;
+    case CODEGEN_XT: return j - k == 1;
+    case CODEGEN_TX: return k - i == 1;
+    case CODEGEN_TT: return j - i == 2;
+    default: return 0;
+    }
+}
+
+/* Work items of family f for the cells of span length d of every sentence. */
+static int list_items(codegen_family_id f, chart **ch, int nsent, int d, item *items)
+{
+    int n = 0;
+    for (int s = 0; s < nsent; s++)
+        for (int i = 0; i + d <= ch[s]->n; i++)
+            for (int k = i + 1; k < i + d; k++)
+                if (family_has_split(f, i, k, i + d))
+                    items[n++] = (item){s, i, k, i + d};
+    return n;
+}
+
+/* All binary work of span length d over the batch: family by family, a workspace at a time:
+ * copy-transpose the children in, run the kernels, max-reduce the parents out. */
+static void fill_span(cpu_engine *e, chart **ch, int nsent, int d, item *items)
+{
+    const codegen_classes *cls = &e->prog->classes;
+    size_t parent_size = (size_t)cls->n[CODEGEN_X] * e->width;
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        if (e->prog->part[f].nrule == 0)
+            continue;
+        codegen_class lc = codegen_family_left(f), rc = codegen_family_right(f);
+        int nitem = list_items(f, ch, nsent, d, items);
+        for (int first = 0; first < nitem; first += e->width) {
+            int n = nitem - first < e->width ? nitem - first : e->width;
+            const item *it = items + first;
+            for (size_t m = 0; m < parent_size; m++)
+                e->parent[m] = -INFINITY;
+            for (int t = 0; t < n; t++) {
+                const chart *c = ch[it[t].s];
+                gather(cls, lc, chart_post(c, it[t].i, it[t].k), e->left, t, e->width);
+                gather(cls, rc, chart_post(c, it[t].k, it[t].j), e->right, t, e->width);
+            }
+            run_family(e, f, n);
+            for (int t = 0; t < n; t++)
+                reduce(cls, e->parent, t, e->width, chart_pre(ch[it[t].s], it[t].i, it[t].j));
+        }
+    }
+}
+
+cky_status cpu_engine_parse(cpu_engine *e, const sentence *s, int n, chart **out)
+{
+    chart **ch = calloc((size_t)(n ? n : 1), sizeof *ch);
+    if (!ch)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    cky_status st = CKY_OK;
+    long max_items = 1;
+    int maxn = 0;
+    for (int k = 0; k < n && !st; k++) {
+        st = chart_new(s[k].n, e->g->nsub_total, CHART_FLOAT, &ch[k]);
+        if (!st)
+            st = ref_fill_lexical(e->g, ch[k], s[k].words);
+        max_items += (long)s[k].n * s[k].n;
+        if (s[k].n > maxn)
+            maxn = s[k].n;
+    }
+    item *items = st ? NULL : malloc((size_t)max_items * sizeof *items);
+    if (!st && !items)
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory for work items");
+    for (int d = 1; d <= maxn && !st; d++) {
+        if (d >= 2)
+            fill_span(e, ch, n, d, items);
+        for (int k = 0; k < n; k++)
+            for (int i = 0; i + d <= ch[k]->n; i++)
+                ref_close_unary(e->g, ch[k], i, i + d);
+    }
+    free(items);
+    if (st) {
+        for (int k = 0; k < n; k++)
+            chart_free(ch[k]);
+    } else {
+        memcpy(out, ch, (size_t)n * sizeof *ch);
+    }
+    free(ch);
+    return st;
+}

@@ -1,0 +1,30 @@
+/* cpu: the CPU fast path. The scheduler of the paper (§3) run on CPU threads: for each span
+ * length, over all sentences of a batch, work items (sentence, parent cell, left cell, right
+ * cell) per split and rule family are gathered into symbol-major float32 workspaces, the
+ * generated kernels (compiled for the host, codegen/) run over them, and the parent workspace
+ * is max-reduced into the chart; then the unary step closes the new cells.
+ *
+ * The charts it fills are CHART_FLOAT charts, bit-identical to ref_parse(..., CHART_FLOAT). */
+#ifndef CKY_PARSER_CPU_H
+#define CKY_PARSER_CPU_H
+
+#include "../codegen/codegen.h"
+#include "chart.h"
+#include "sentence.h"
+
+typedef struct cpu_engine cpu_engine;
+
+/* Compile (or fetch from the cache) the host kernels of g and set up `threads` workers
+ * (0: one per core) with workspaces of `width` work items (0: default). */
+cky_status cpu_engine_new(const grammar *g, int threads, int width, cpu_engine **out);
+
+/* Fill charts for n sentences (each with at least one word): out[k] is a new CHART_FLOAT
+ * chart of s[k]. On failure no chart is returned. */
+cky_status cpu_engine_parse(cpu_engine *e, const sentence *s, int n, chart **out);
+
+/* Rule evaluations done so far: work items x rules of the kernels they ran through. */
+double cpu_engine_rule_evaluations(const cpu_engine *e);
+
+void cpu_engine_free(cpu_engine *e);
+
+#endif

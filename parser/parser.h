@@ -1,0 +1,59 @@
+/* parser: the parsing front door shared by all engines.
+ *
+ * An engine turns sentences into charts: `ref` is the exact double-precision reference
+ * (parser/ref.h), `cpu` the generated float32 kernels on CPU threads, `gpu` the same kernels
+ * on an NVIDIA GPU. Every engine hands its charts to viterbi/ for the best tree, which is
+ * un-annotated into a Penn Treebank tree. Sentences come back in input order, one result per
+ * sentence, whatever happens to the others. */
+#ifndef CKY_PARSER_H
+#define CKY_PARSER_H
+
+#include "../corpus_tools/tree.h"
+#include "../grammar/grammar.h"
+#include "../viterbi/viterbi.h"
+#include "sentence.h"
+
+typedef enum parser_engine { PARSER_ENGINE_REF, PARSER_ENGINE_CPU, PARSER_ENGINE_GPU } parser_engine;
+
+typedef struct parser_options {
+    parser_engine engine;
+    viterbi_mode backtrace;
+    int threads;    /* CPU worker threads (0: one per core) */
+    int max_length; /* longer sentences are not parsed (PARSE_TOO_LONG) */
+} parser_options;
+
+/* Defaults: engine ref, exact back-trace, one thread per core, max length 200. */
+parser_options parser_default_options(void);
+
+typedef enum parse_outcome {
+    PARSE_OK,       /* tree and score are set */
+    PARSE_EMPTY,    /* the sentence has no words */
+    PARSE_TOO_LONG, /* longer than max_length */
+    PARSE_NO_PARSE, /* the grammar derives no tree (root score -inf) */
+    PARSE_FAILED    /* an error (message in result.error) */
+} parse_outcome;
+
+typedef struct parse_result {
+    parse_outcome outcome;
+    double score;  /* root log score; -inf unless PARSE_OK */
+    tree *tree;    /* Penn Treebank tree (un-annotated); NULL unless PARSE_OK */
+    char *error;   /* for PARSE_FAILED: what went wrong (malloc'ed) */
+} parse_result;
+
+typedef struct parser parser;
+
+/* A parser for grammar g (which must outlive it). Fails with CKY_ERR_NO_DEVICE for the gpu
+ * engine on a machine without one. */
+cky_status parser_new(const grammar *g, const parser_options *opt, parser **out);
+
+/* Parse n sentences; out[k] is the result of s[k]. A failure of one sentence (no parse, too
+ * long, even an error) is reported in its result and does not stop the others; the return
+ * value is not CKY_OK only if the whole batch could not be attempted. */
+cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out);
+
+/* Release what a result holds. */
+void parse_result_clear(parse_result *r);
+
+void parser_free(parser *p);
+
+#endif

@@ -1,0 +1,166 @@
+/* Tests of the grammar compiler's partition: spectral orders, shapes, every rule in exactly
+ * one code block, blocks sorted by (L, R, P), weights printed so they read back exactly. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../codegen/internal.h"
+#include "test_codegen_synth.h"
+
+static int rule_cmp(const void *a, const void *b)
+{
+    const codegen_rule *x = a, *y = b;
+    if (x->p != y->p)
+        return x->p - y->p;
+    if (x->l != y->l)
+        return x->l - y->l;
+    return x->r - y->r;
+}
+
+Test(codegen_partition, shape_parse)
+{
+    codegen_shape s;
+    cr_assert_eq(codegen_shape_parse("6x2x2/2x2x2", &s), CKY_OK);
+    cr_assert(s.major[0] == 6 && s.major[1] == 2 && s.major[2] == 2 && s.minor[2] == 2);
+    cr_assert_eq(codegen_shape_parse("3x1x2", &s), CKY_OK);
+    cr_assert(s.major[0] == 3 && s.major[2] == 2 && s.minor[0] == 2);
+    cr_assert_eq(codegen_shape_parse("3x1", &s), CKY_ERR_ARG);
+    cr_assert_eq(codegen_shape_parse("3x1x2/", &s), CKY_ERR_ARG);
+    cr_assert_eq(codegen_shape_parse("0x1x2", &s), CKY_ERR_ARG);
+    codegen_shape a = codegen_shape_auto(360000);
+    cr_assert(a.major[0] * a.major[1] * a.major[2] * 8 * 1800 >= 360000);
+    cr_assert_eq(codegen_shape_auto(10).major[0], 1);
+}
+
+Test(codegen_partition, spectral_order_deterministic)
+{
+    codegen_family f;
+    synth_family(&f, 60, 4000, 7);
+    for (int axis = 0; axis < 3; axis++) {
+        int a[60], b[60], na, nb;
+        cr_assert_eq(codegen_spectral_order(f.rule, f.nrule, axis, 60, a, &na), CKY_OK);
+        cr_assert_eq(codegen_spectral_order(f.rule, f.nrule, axis, 60, b, &nb), CKY_OK);
+        cr_assert_eq(na, nb);
+        cr_assert_eq(memcmp(a, b, sizeof(int) * (size_t)na), 0, "axis %d order differs", axis);
+        char seen[60] = {0};
+        for (int i = 0; i < na; i++) { /* a permutation of the used rows */
+            cr_assert(a[i] >= 0 && a[i] < 60 && !seen[a[i]]);
+            seen[a[i]] = 1;
+        }
+    }
+    codegen_family_free(&f);
+}
+
+static void check_partition(const codegen_family *f, const codegen_partition *p)
+{
+    cr_assert_eq(p->nrule, f->nrule);
+    long covered = 0;
+    int blocks = 0;
+    for (int k = 0; k < p->nkernel; k++) {
+        const codegen_kernel *kn = &p->kernel[k];
+        cr_assert_eq(kn->first, covered, "kernel %d not contiguous", k);
+        cr_assert_eq(kn->first_block, blocks);
+        long in_blocks = 0;
+        for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++) {
+            const codegen_block *blk = &p->block[b];
+            cr_assert_eq(blk->first, covered + in_blocks);
+            cr_assert_gt(blk->nrule, 0, "empty block %d", b);
+            for (long i = blk->first + 1; i < blk->first + blk->nrule; i++) {
+                const codegen_rule *x = &p->rule[i - 1], *y = &p->rule[i];
+                cr_assert(x->l < y->l || (x->l == y->l && (x->r < y->r ||
+                          (x->r == y->r && x->p < y->p))), "block %d not in (L, R, P) order", b);
+            }
+            in_blocks += blk->nrule;
+        }
+        cr_assert_eq(in_blocks, kn->nrule);
+        covered += kn->nrule;
+        blocks += kn->nblock;
+    }
+    cr_assert_eq(covered, f->nrule);
+    cr_assert_eq(blocks, p->nblock);
+    /* the same multiset of rules (exactly once each, weights intact) */
+    codegen_rule *a = malloc((size_t)f->nrule * sizeof *a), *b = malloc((size_t)f->nrule * sizeof *b);
+    memcpy(a, f->rule, (size_t)f->nrule * sizeof *a);
+    memcpy(b, p->rule, (size_t)f->nrule * sizeof *b);
+    qsort(a, (size_t)f->nrule, sizeof *a, rule_cmp);
+    qsort(b, (size_t)f->nrule, sizeof *b, rule_cmp);
+    cr_assert_eq(memcmp(a, b, (size_t)f->nrule * sizeof *a), 0);
+    free(a);
+    free(b);
+}
+
+Test(codegen_partition, every_rule_exactly_once)
+{
+    codegen_family f;
+    synth_family(&f, 80, 6000, 11);
+    codegen_shape shapes[3];
+    cr_assert_eq(codegen_shape_parse("3x2x2/2x2x2", &shapes[0]), CKY_OK);
+    cr_assert_eq(codegen_shape_parse("1x1x1/1x1x1", &shapes[1]), CKY_OK);
+    memset(&shapes[2], 0, sizeof shapes[2]); /* automatic */
+    for (int s = 0; s < 3; s++) {
+        codegen_partition p;
+        cr_assert_eq(codegen_partition_build(&f, shapes[s], &p), CKY_OK);
+        check_partition(&f, &p);
+        cr_assert_gt(p.reload_rate, 0.99);
+        cr_assert_gt(p.max_live, 2);
+        if (s == 0) {
+            cr_assert_eq(p.nkernel, 12);
+            cr_assert_leq(p.nblock, 96);
+            cr_assert_leq(p.reload_rate, p.naive_reload_rate + 1e-9,
+                          "spectral %.2f worse than naive %.2f", p.reload_rate,
+                          p.naive_reload_rate);
+        }
+        codegen_partition_free(&p);
+    }
+    codegen_family_free(&f);
+}
+
+Test(codegen_partition, same_partition_twice)
+{
+    codegen_family f;
+    synth_family(&f, 50, 3000, 3);
+    codegen_shape s;
+    codegen_shape_parse("2x2x2/2x2x1", &s);
+    codegen_partition a, b;
+    cr_assert_eq(codegen_partition_build(&f, s, &a), CKY_OK);
+    cr_assert_eq(codegen_partition_build(&f, s, &b), CKY_OK);
+    cr_assert_eq(a.nblock, b.nblock);
+    cr_assert_eq(memcmp(a.rule, b.rule, (size_t)f.nrule * sizeof *a.rule), 0);
+    codegen_partition_free(&a);
+    codegen_partition_free(&b);
+    codegen_family_free(&f);
+}
+
+Test(codegen_partition, live_ranges)
+{
+    /* L0 R0 -> P0, L0 R1 -> P1, L1 R1 -> P0: P0 spans all, L0 0..1, R0 0, R1 1..2, L1 2 */
+    codegen_rule r[3] = {{0, 0, 0, -1}, {1, 0, 1, -1}, {0, 1, 1, -1}};
+    int dim[3] = {2, 2, 2}, *first[3], *last[3];
+    cr_assert_eq(codegen_ranges_alloc(dim, first, last), CKY_OK);
+    int live = codegen_live_ranges(r, 3, dim, first, last);
+    /* rule 1: P0, P1, L0, R1 live (+ lr) = 5 */
+    cr_assert_eq(live, 5);
+    cr_assert_eq(first[0][0], 0);
+    cr_assert_eq(last[0][0], 2);
+    cr_assert_eq(last[2][0], 0);
+    codegen_ranges_free(first, last);
+}
+
+Test(codegen_partition, weight_literal_round_trips)
+{
+    srand(5);
+    for (int i = 0; i < 100000; i++) {
+        unsigned u = ((unsigned)rand() << 16) ^ (unsigned)rand();
+        float w;
+        memcpy(&w, &u, sizeof w);
+        if (!(w == w) || w == INFINITY || w == -INFINITY)
+            continue;
+        char buf[64];
+        snprintf(buf, sizeof buf, "%.8e", (double)w);
+        float back = strtof(buf, NULL);
+        cr_assert_eq(memcmp(&back, &w, sizeof w), 0, "%s does not read back as %a", buf,
+                     (double)w);
+    }
+}
