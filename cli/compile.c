@@ -27,6 +27,8 @@ static void compile_usage(FILE *f)
         "  --cache DIR            cache folder (default $CKY_CACHE, else ~/.cache/cky);\n"
         "                         'off' (or CKY_CACHE=off) compiles without a cache\n"
         "  --threads N            parallel compilations (default: number of cores)\n"
+        "  --family FAM[,FAM..]   compile only these families (the others are partitioned\n"
+        "                         and reported without registers)\n"
         "  --report               print the partition report (the default output)\n"
         "  --json                 print the report as one JSON object instead\n"
         "  --warm                 compile a second time and report that (warm) time too\n"
@@ -127,6 +129,12 @@ static void print_json(const codegen_program *prog, const char *gname, const cha
             printf("\"registers\": null, \"spill_bytes\": null, \"kernel_registers\": [");
         for (int k = 0; k < p->nkernel && s.regs_max >= 0; k++)
             printf("%s%d", k ? ", " : "", prog->kernel[f][k].registers);
+        printf("], \"kernel_spill_bytes\": [");
+        for (int k = 0; k < p->nkernel && s.regs_max >= 0; k++)
+            printf("%s%d", k ? ", " : "", prog->kernel[f][k].spill_bytes);
+        printf("], \"kernel_max_live\": [");
+        for (int k = 0; k < p->nkernel; k++)
+            printf("%s%d", k ? ", " : "", prog->kernel[f][k].max_live);
         printf("]}");
     }
     printf("], \"partition_seconds\": %.3f, \"compile_seconds\": %.3f, ",
@@ -159,10 +167,27 @@ static int apply_shape(codegen_options *o, const char *arg)
     return 0;
 }
 
+/* --family XX,TT into o->families. Returns 0 or a usage error status. */
+static int apply_families(codegen_options *o, const char *arg)
+{
+    o->families = 0;
+    for (const char *p = arg; *p;) {
+        int fam = -1;
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            if (!strncmp(p, codegen_family_name(f), 2) && (p[2] == ',' || p[2] == '\0'))
+                fam = f;
+        if (fam < 0)
+            return cli_usage_error("compile", "--family: bad family list '%s'", arg);
+        o->families |= 1u << fam;
+        p += p[2] == ',' ? 3 : 2;
+    }
+    return 0;
+}
+
 int cli_compile(int argc, char **argv)
 {
     enum { OPT_SHAPE = 256, OPT_ARCH, OPT_NOGPU, OPT_HOST, OPT_DUMP, OPT_CACHE, OPT_THREADS,
-           OPT_REPORT, OPT_JSON, OPT_WARM };
+           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY };
     static const struct option longopts[] = {
         {"grammar", required_argument, NULL, 'g'}, {"shape", required_argument, NULL, OPT_SHAPE},
         {"arch", required_argument, NULL, OPT_ARCH}, {"no-gpu-code", no_argument, NULL, OPT_NOGPU},
@@ -170,7 +195,7 @@ int cli_compile(int argc, char **argv)
         {"cache", required_argument, NULL, OPT_CACHE},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"report", no_argument, NULL, OPT_REPORT}, {"json", no_argument, NULL, OPT_JSON},
-        {"warm", no_argument, NULL, OPT_WARM}, {"help", no_argument, NULL, 'h'},
+        {"warm", no_argument, NULL, OPT_WARM}, {"family", required_argument, NULL, OPT_FAMILY}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     codegen_options o;
     codegen_options_default(&o);
@@ -197,6 +222,10 @@ int cli_compile(int argc, char **argv)
         case OPT_REPORT: break;
         case OPT_JSON: json = 1; break;
         case OPT_WARM: warm = 1; break;
+        case OPT_FAMILY:
+            if ((rc = apply_families(&o, optarg)))
+                return rc;
+            break;
         case 'h': compile_usage(stdout); return 0;
         default: return cli_usage_error("compile", "bad option");
         }

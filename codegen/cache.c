@@ -78,6 +78,7 @@ cky_status codegen_write_atomic(const char *path, const void *data, size_t len)
         free(tmp);
         return st;
     }
+    fchmod(fd, 0644); /* mkstemp makes 0600; cache and dumps are ordinary files */
     FILE *f = fdopen(fd, "wb");
     int ok = f && fwrite(data, 1, len, f) == len;
     ok = (f ? fclose(f) == 0 : (close(fd), 0)) && ok;

@@ -169,6 +169,8 @@ typedef struct codegen_options {
     const char *cache_dir; /* NULL: $CKY_CACHE, else ~/.cache/cky; "off": no cache */
     const char *dump_dir;  /* if set, write every kernel's source there as NAME.cu */
     int threads;           /* parallel compilations; 0 = number of online cores */
+    unsigned families;     /* bit f set: compile family f (default all); the others are
+                              partitioned only, their kernels have no cubin and no host code */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);

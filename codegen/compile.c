@@ -34,6 +34,7 @@ void codegen_options_default(codegen_options *o)
     memset(o, 0, sizeof *o);
     o->arch = "sm_90";
     o->gpu = 1;
+    o->families = (1u << CODEGEN_NFAMILY) - 1;
 }
 
 static double now_seconds(void)
@@ -100,9 +101,6 @@ static cky_status job_run(pool *pl, job *j)
     c->nrule = kn->nrule;
     c->registers = c->spill_bytes = -1;
     c->cache_hit = pl->opt->gpu || pl->opt->host; /* cleared by any compilation */
-    for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
-        if (p->block[b].max_live > c->max_live)
-            c->max_live = p->block[b].max_live;
     char *src = NULL;
     cky_status st = codegen_emit_kernel(p, j->k, &src);
     if (!st && pl->opt->dump_dir)
@@ -210,8 +208,20 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
         goto done;
     pl.cache = cache;
     codegen_nvrtc_version(pl.nvrtc, sizeof pl.nvrtc);
-    for (int f = 0; f < CODEGEN_NFAMILY; f++)
-        pl.njob += prog->part[f].nkernel;
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        for (int k = 0; k < prog->part[f].nkernel; k++) { /* names even when not compiled */
+            codegen_compiled *c = &prog->kernel[f][k];
+            codegen_kernel_name((codegen_family_id)f, k, c->name, sizeof c->name);
+            const codegen_partition *p = &prog->part[f];
+            const codegen_kernel *kn = &p->kernel[k];
+            c->registers = c->spill_bytes = -1;
+            for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
+                if (p->block[b].max_live > c->max_live)
+                    c->max_live = p->block[b].max_live;
+        }
+        if (o->families & (1u << f))
+            pl.njob += prog->part[f].nkernel;
+    }
     pl.jobs = calloc((size_t)pl.njob + 1, sizeof *pl.jobs);
     prog->handles = calloc((size_t)pl.njob + 1, sizeof *prog->handles);
     if (!pl.jobs || !prog->handles) {
@@ -220,7 +230,7 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     }
     /* kernels are of about equal size (balanced cubes), so plain order keeps threads busy */
     for (int f = 0, n = 0; f < CODEGEN_NFAMILY; f++)
-        for (int k = 0; k < prog->part[f].nkernel; k++)
+        for (int k = 0; k < prog->part[f].nkernel && (o->families & (1u << f)); k++)
             pl.jobs[n++] = (job){(codegen_family_id)f, k, CKY_OK, NULL, NULL};
     t0 = now_seconds();
     st = compile_jobs(&pl);

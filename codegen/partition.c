@@ -14,6 +14,11 @@
 #include "internal.h"
 
 #define PARTITION_BLOCK_RULES 1800 /* design page probe: 1,000-2,000 rules per code block */
+/* A code block whose (L, R, P) order keeps more values live than this is halved (P, then
+ * R, then L) until it fits: on eng-sm6-shape XX, sm_90 kernels with blocks of max_live
+ * <= ~95 compiled without spills at 128 registers, those above ~105 spilled. */
+#define PARTITION_LIVE_LIMIT 96
+#define PARTITION_MIN_RULES 128  /* never halve blocks smaller than this */
 
 cky_status codegen_shape_parse(const char *text, codegen_shape *out)
 {
@@ -65,6 +70,7 @@ static int rule_axis(const codegen_rule *r, int axis)
 
 typedef struct cutter {
     const int *dim;
+    int *first[3], *last[3]; /* live-range scratch */
     int *order, *part, *cnt; /* scratch of max(dim) entries */
     codegen_rule *tmp;       /* scratch of nrule entries */
     long *bound;             /* output: cube boundaries, grows */
@@ -83,6 +89,42 @@ static cky_status cutter_push(cutter *c, long end)
     }
     c->bound[c->nbound++] = end;
     return CKY_OK;
+}
+
+static int rule_lrp_cmp(const void *a, const void *b)
+{
+    const codegen_rule *x = a, *y = b;
+    if (x->l != y->l)
+        return x->l < y->l ? -1 : 1;
+    if (x->r != y->r)
+        return x->r < y->r ? -1 : 1;
+    return (x->p > y->p) - (x->p < y->p);
+}
+
+static cky_status cutter_split(cutter *c, codegen_rule *rule, long lo, long hi, int axis,
+                               const int *k);
+
+/* Push the block rules[lo, hi), halved first while its max_live exceeds the limit. */
+static cky_status cutter_refine(cutter *c, codegen_rule *rule, long lo, long hi, int depth)
+{
+    qsort(rule + lo, (size_t)(hi - lo), sizeof *rule, rule_lrp_cmp);
+    int live = codegen_live_ranges(rule + lo, hi - lo, c->dim, c->first, c->last);
+    if (live <= PARTITION_LIVE_LIMIT || hi - lo < 2 * PARTITION_MIN_RULES || depth >= 9)
+        return cutter_push(c, hi);
+    static const int axis_of[3] = {0, 2, 1};
+    int k[3] = {1, 1, 1}, before = c->nbound;
+    k[axis_of[depth % 3]] = 2;
+    cky_status st = cutter_split(c, rule, lo, hi, 0, k);
+    if (st)
+        return st;
+    long end[2] = {hi, hi}; /* the halves' ends, popped and refined in turn */
+    int parts = c->nbound - before;
+    for (int i = 0; i < parts; i++)
+        end[i] = c->bound[before + i];
+    c->nbound = before;
+    for (int i = 0; i < parts && !st; i++)
+        st = cutter_refine(c, rule, i ? end[i - 1] : lo, end[i], depth + 1);
+    return st;
 }
 
 /* Cut rules[lo, hi) along axes `axis`..2 into k[axis] x .. intervals; each resulting cube
@@ -134,15 +176,6 @@ static cky_status cutter_split(cutter *c, codegen_rule *rule, long lo, long hi, 
     return st;
 }
 
-static int rule_lrp_cmp(const void *a, const void *b)
-{
-    const codegen_rule *x = a, *y = b;
-    if (x->l != y->l)
-        return x->l < y->l ? -1 : 1;
-    if (x->r != y->r)
-        return x->r < y->r ? -1 : 1;
-    return (x->p > y->p) - (x->p < y->p);
-}
 
 /* Distinct rows per axis over rules[0..n), counted with stamp arrays (stamp[a][row]). */
 static void count_rows(const codegen_rule *rule, long n, int *stamp[3], int id, int out[3])
@@ -249,14 +282,15 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
     int dmax = 1;
     for (int a = 0; a < 3; a++)
         dmax = f->dim[a] > dmax ? f->dim[a] : dmax;
-    cutter c = {f->dim, malloc((size_t)dmax * sizeof(int)), malloc((size_t)dmax * sizeof(int)),
+    cutter c = {f->dim, {NULL, NULL, NULL}, {NULL, NULL, NULL}, malloc((size_t)dmax * sizeof(int)), malloc((size_t)dmax * sizeof(int)),
                 malloc((size_t)dmax * sizeof(int)),
                 malloc((size_t)(f->nrule ? f->nrule : 1) * sizeof(codegen_rule)), NULL, 0, 0};
     out->rule = malloc((size_t)(f->nrule ? f->nrule : 1) * sizeof *out->rule);
     long *major_end = NULL;
     int *block_kernel = NULL, nmajor = 0;
     cky_status st = CKY_OK;
-    if (!c.order || !c.part || !c.cnt || !c.tmp || !out->rule) {
+    if (!c.order || !c.part || !c.cnt || !c.tmp || !out->rule ||
+        codegen_ranges_alloc(f->dim, c.first, c.last)) {
         st = cky_fail(CKY_ERR_NOMEM, "out of memory partitioning %ld rules", f->nrule);
         goto done;
     }
@@ -267,20 +301,35 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
     major_end = c.bound;
     c.bound = NULL;
     c.nbound = c.cap = 0;
-    block_kernel = malloc(sizeof(int) * (size_t)(nmajor ? nmajor : 1) * shape.minor[0] *
-                          shape.minor[1] * shape.minor[2]);
-    if (!block_kernel) {
-        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
-        goto done;
-    }
-    for (int k = 0; k < nmajor && !st; k++) {
+    for (int k = 0; k < nmajor && !st; k++) { /* minor cubes, then halve crowded ones */
         int before = c.nbound;
         st = cutter_split(&c, out->rule, k ? major_end[k - 1] : 0, major_end[k], 0, shape.minor);
-        for (int b = before; b < c.nbound; b++)
-            block_kernel[b] = k;
+        int n = c.nbound - before;
+        long *end = malloc((size_t)(n ? n : 1) * sizeof *end);
+        if (!st && !end)
+            st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+        if (st) {
+            free(end);
+            break;
+        }
+        memcpy(end, c.bound + before, (size_t)n * sizeof *end);
+        c.nbound = before;
+        for (int i = 0; i < n && !st; i++)
+            st = cutter_refine(&c, out->rule, i ? end[i - 1] : (k ? major_end[k - 1] : 0),
+                               end[i], 0);
+        free(end);
     }
     if (st)
         goto done;
+    if (!(block_kernel = malloc((size_t)(c.nbound ? c.nbound : 1) * sizeof *block_kernel))) {
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int b = 0, k = 0; b < c.nbound; b++) {
+        while (c.bound[b] > major_end[k])
+            k++;
+        block_kernel[b] = k;
+    }
     out->nkernel = nmajor;
     out->nblock = c.nbound;
     out->kernel = calloc((size_t)(nmajor ? nmajor : 1), sizeof *out->kernel);
@@ -291,6 +340,7 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
     }
     st = partition_stats(out, major_end, nmajor, c.bound, block_kernel);
 done:
+    codegen_ranges_free(c.first, c.last);
     free(c.order);
     free(c.part);
     free(c.cnt);

@@ -168,7 +168,8 @@ typedef struct reader {
     size_t nhandle, cap_handle;
 } reader;
 
-static cky_status fail_at(const reader *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static cky_status fail_at(const reader *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static cky_status fail_at(const reader *r, const char *fmt, ...)
 {
@@ -391,7 +392,6 @@ static cky_status read_annotation(reader *r, int depth, const jser_node ***items
                 break;
             }
             b->kind = JSER_BLOCKDATA;
-            b->u.block.bytes = r->p + r->pos; /* re-pointed into the arena below */
             b->u.block.len = (size_t)blen;
             unsigned char *copy = arena_alloc(r->g, blen ? (size_t)blen : 1);
             if (!copy) {

@@ -152,7 +152,10 @@ void lexicon_berkeley_free(lexicon_berkeley *lb)
     free(lb);
 }
 
-static void lexicon_free_base(grammar_lexicon *lex) { lexicon_berkeley_free((lexicon_berkeley *)lex); }
+static void lexicon_free_base(grammar_lexicon *lex)
+{
+    lexicon_berkeley_free((lexicon_berkeley *)lex);
+}
 
 static cky_status check_tag(const lexicon_berkeley *lb, int tag)
 {

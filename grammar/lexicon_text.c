@@ -146,6 +146,8 @@ char *text_lines_next(text_lines *it, size_t *len)
 
 /* ---- the lexicon ------------------------------------------------------------------- */
 
+#define LEXICON_TEXT_BACKOFF 0.1 /* weight of the unseen-word model for known words */
+
 typedef struct lex_entry {
     int word, tag;
     size_t off; /* into logv */
@@ -191,24 +193,35 @@ static int lexicon_known(const char *word, void *ctx)
     return w >= 0 && lex->known[w];
 }
 
+/* Copy the log scores of the lines of word (or signature) w into out, plus `shift`. */
+static void copy_lines(const lexicon_text *lex, const grammar *g, int w, double shift,
+                       double *out)
+{
+    for (int k = lex->first[w]; k < lex->first[w + 1]; k++) {
+        const lex_entry *e = &lex->entry[k];
+        double *dst = out + g->sub_offset[lex->tag_symbol[e->tag]];
+        for (int s = 0; s < lex->tag_nsub[e->tag]; s++)
+            dst[s] = lex->logv[e->off + s] + shift;
+    }
+}
+
+/* An unknown word gets the lines of its signature. A known word gets its own lines; for the
+ * tags it has no line for, where the Berkeley lexicon would smooth in the unseen-word model
+ * with weight smooth[1] = 0.1 (spec §3.2) but the export has no counts to do so (§2.6), it
+ * gets its signature's lines times 0.1: an approximation, absent from the native lexicon. */
 static cky_status lexicon_text_score(const grammar_lexicon *base, const grammar *g,
                                      const char *word, int loc, double *out)
 {
     const lexicon_text *lex = (const lexicon_text *)base;
     int w = name_table_find(lex->words, word, strlen(word));
-    if (w < 0 || !lex->known[w]) {
-        char sig[128];
-        signature_of(word, loc, 5, lexicon_known, (void *)lex, sig, sizeof sig);
-        w = name_table_find(lex->words, sig, strlen(sig));
-        if (w < 0)
-            return CKY_OK; /* a signature never seen in training: all -inf */
-    }
-    for (int k = lex->first[w]; k < lex->first[w + 1]; k++) {
-        const lex_entry *e = &lex->entry[k];
-        int sym = lex->tag_symbol[e->tag];
-        memcpy(out + g->sub_offset[sym], lex->logv + e->off,
-               (size_t)lex->tag_nsub[e->tag] * sizeof *out);
-    }
+    int known = w >= 0 && lex->known[w];
+    char sig[128];
+    signature_of(word, loc, 5, lexicon_known, (void *)lex, sig, sizeof sig);
+    int sw = name_table_find(lex->words, sig, strlen(sig));
+    if (sw >= 0) /* else: a signature never seen in training */
+        copy_lines(lex, g, sw, known ? log(LEXICON_TEXT_BACKOFF) : 0.0, out);
+    if (known)
+        copy_lines(lex, g, w, 0.0, out);
     return CKY_OK;
 }
 

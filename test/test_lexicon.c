@@ -1,0 +1,213 @@
+/* Tests of the Berkeley lexicon (grammar/lexicon_berkeley.c) and `cky lexicon` against the
+ * Berkeley Parser's own scores in ../shared/reference/lexicon: the same tags with a nonzero
+ * score for every token, every value within 1 ulp; the log scores the parser uses; and the
+ * refusal of a text-export grammar. tools/check-lexicon runs the same comparison on the
+ * command's output for both reference files. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../grammar/grammar.h"
+#include "../grammar/internal.h"
+#include "../grammar/lexicon_berkeley.h"
+#include "../util/io.h"
+
+#define GRAMMARS CKY_SHARED "/grammars/"
+#define REFERENCE CKY_SHARED "/reference/lexicon/"
+
+/* Distance in units in the last place between two doubles of the same sign. */
+static uint64_t ulps(double a, double b)
+{
+    if (a == b)
+        return 0;
+    if (isnan(a) || isnan(b) || signbit(a) != signbit(b))
+        return UINT64_MAX;
+    int64_t ia, ib;
+    a = fabs(a);
+    b = fabs(b);
+    memcpy(&ia, &a, 8);
+    memcpy(&ib, &b, 8);
+    return (uint64_t)(ia > ib ? ia - ib : ib - ia);
+}
+
+/* One TSV row split in place: fields[0..n). */
+static int split_tabs(char *line, char **fields, int max)
+{
+    int n = 0;
+    fields[n++] = line;
+    for (char *p = line; *p && n < max; p++)
+        if (*p == '\t') {
+            *p = '\0';
+            fields[n++] = p + 1;
+        }
+    return n;
+}
+
+/* Check the values of a row (fields[4..n)) against the scores of tag `tag`. */
+static void check_values(const grammar *g, int tag, char **fields, int n, const double *score,
+                         const char *where)
+{
+    cr_assert_eq(n - 4, g->nsub[tag], "%s: %d values for %s, expected %d", where, n - 4,
+                 g->name[tag], g->nsub[tag]);
+    for (int s = 0; s < g->nsub[tag]; s++) {
+        double want = strtod(fields[4 + s], NULL), got = score[g->sub_offset[tag] + s];
+        cr_assert_leq(ulps(want, got), 1, "%s: %s substate %d: %.17g, reference %s", where,
+                      g->name[tag], s, got, fields[4 + s]);
+    }
+}
+
+/* Every row of a reference table: for each token the rows name exactly the tags with a
+ * nonzero linear score, in symbol order, with the same values (1 ulp). Returns the rows. */
+static long check_reference(const char *gr_path, const char *ref_path)
+{
+    grammar *g = NULL;
+    cr_assert_eq(grammar_load_native(gr_path, &g), CKY_OK, "%s", cky_last_error());
+    double *score = malloc((size_t)g->nsub_total * sizeof *score);
+    io_lines *in;
+    cr_assert_eq(io_lines_open(ref_path, &in), CKY_OK);
+    char *line, *fields[2048];
+    size_t len;
+    long rows = 0;
+    char token[1024] = ""; /* "sentence\tposition\tword" of the current group */
+    int next_tag = g->nsym; /* the tag after the last row's, scanning nonzero tags */
+    for (;;) {
+        cr_assert_eq(io_lines_next(in, &line, &len), CKY_OK);
+        if (!line)
+            break;
+        rows++;
+        int n = split_tabs(line, fields, 2048);
+        cr_assert_geq(n, 5, "row %ld", rows);
+        char key[1024];
+        snprintf(key, sizeof key, "%s\t%s\t%s", fields[0], fields[1], fields[2]);
+        if (strcmp(key, token) != 0) { /* a new token: the previous one had no more tags */
+            for (int t = next_tag; t < g->nsym; t++)
+                for (int s = 0; !g->phrasal[t] && s < g->nsub[t]; s++)
+                    cr_assert_eq(score[g->sub_offset[t] + s], 0.0, "%s: tag %s missing", token,
+                                 g->name[t]);
+            snprintf(token, sizeof token, "%s", key);
+            cr_assert_eq(lexicon_berkeley_score_linear(g, fields[2], atoi(fields[1]), 0, score),
+                         CKY_OK);
+            next_tag = 0;
+        }
+        int tag = grammar_find_symbol(g, fields[3]);
+        cr_assert_geq(tag, next_tag, "%s: tag %s out of order or unknown", token, fields[3]);
+        for (int t = next_tag; t < tag; t++) /* tags skipped by the reference are all zero */
+            for (int s = 0; !g->phrasal[t] && s < g->nsub[t]; s++)
+                cr_assert_eq(score[g->sub_offset[t] + s], 0.0, "%s: tag %s missing", token,
+                             g->name[t]);
+        check_values(g, tag, fields, n, score, token);
+        next_tag = tag + 1;
+    }
+    io_lines_close(in);
+    free(score);
+    grammar_free(g);
+    return rows;
+}
+
+Test(lexicon, sm3_all_dev_rows, .timeout = 60)
+{
+    long rows = check_reference(GRAMMARS "sample-sm3/sample-sm3.gr",
+                                REFERENCE "dev.sample-sm3.lexicon.tsv.gz");
+    cr_assert_eq(rows, 112900);
+}
+
+Test(lexicon, sm6_first100_rows, .timeout = 60)
+{
+    long rows = check_reference(GRAMMARS "sample-sm6/sample-sm6.gr",
+                                REFERENCE "dev.first100.sample-sm6.lexicon.tsv.gz");
+    cr_assert_eq(rows, 36103);
+}
+
+/* The parser's log scores: log of the pruned linear scores (NaN -> -inf), -inf for phrasal
+ * symbols. Pruning matters: "'s"/POS substate 0 of sample-sm3 has c_TW < 1e-10. */
+Test(lexicon, log_scores_are_pruned_linear_logs)
+{
+    grammar *g = NULL;
+    cr_assert_eq(grammar_load_native(GRAMMARS "sample-sm3/sample-sm3.gr", &g), CKY_OK);
+    double *lin = malloc((size_t)g->nsub_total * sizeof *lin);
+    double *raw = malloc((size_t)g->nsub_total * sizeof *raw);
+    double *lg = malloc((size_t)g->nsub_total * sizeof *lg);
+    const char *words[] = {"'s", "the", "Hello", "walked", "UNK-LC-ed", "", "1990s", "Apple"};
+    for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+        for (int loc = 0; loc < 2; loc++) {
+            cr_assert_eq(lexicon_berkeley_score_linear(g, words[w], loc, 1, lin), CKY_OK);
+            cr_assert_eq(grammar_score_word(g, words[w], loc, lg), CKY_OK);
+            for (int t = 0; t < g->nsym; t++)
+                for (int s = 0; s < g->nsub[t]; s++) {
+                    int i = g->sub_offset[t] + s;
+                    double want = g->phrasal[t] ? -INFINITY : grammar_log(lin[i]);
+                    cr_assert(!memcmp(&want, &lg[i], sizeof want), "%s %s_%d: %.17g vs %.17g",
+                              words[w], g->name[t], s, lg[i], want);
+                }
+        }
+    }
+    int pos = grammar_find_symbol(g, "POS");
+    cr_assert_eq(lexicon_berkeley_score_linear(g, "'s", 1, 0, raw), CKY_OK);
+    cr_assert_eq(lexicon_berkeley_score_linear(g, "'s", 1, 1, lin), CKY_OK);
+    cr_assert_gt(raw[g->sub_offset[pos]], 0.0);
+    cr_assert_eq(lin[g->sub_offset[pos]], 0.0);
+    free(lin);
+    free(raw);
+    free(lg);
+    grammar_free(g);
+}
+
+Test(lexicon, text_export_has_no_raw_counts)
+{
+    grammar *g = NULL;
+    cr_assert_eq(grammar_load_text(GRAMMARS "sample-sm1/sample-sm1", &g), CKY_OK, "%s",
+                 cky_last_error());
+    double *out = malloc((size_t)g->nsub_total * sizeof *out);
+    cr_assert_eq(lexicon_berkeley_score_linear(g, "the", 0, 0, out), CKY_ERR_UNSUPPORTED);
+    cr_assert(strstr(cky_last_error(), "text export"), "%s", cky_last_error());
+    free(out);
+    grammar_free(g);
+}
+
+/* `cky lexicon` end to end: the same rows as the reference, values within 1 ulp. */
+Test(lexicon, command_reproduces_reference, .timeout = 60)
+{
+    const char *cky = CKY_BUILD "/cky";
+    if (access(cky, X_OK) != 0)
+        cr_skip_test("%s is not built", cky);
+    char out_path[] = "/tmp/cky-lexicon-XXXXXX";
+    int fd = mkstemp(out_path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "'%s' lexicon -g '" GRAMMARS "sample-sm3/sample-sm3.gr' -i '" CKY_SHARED
+             "/data/ptb-sample/dev.txt' -o '%s'",
+             cky, out_path);
+    cr_assert_eq(system(cmd), 0, "%s failed", cmd);
+    io_lines *ref, *out;
+    cr_assert_eq(io_lines_open(REFERENCE "dev.sample-sm3.lexicon.tsv.gz", &ref), CKY_OK);
+    cr_assert_eq(io_lines_open(out_path, &out), CKY_OK);
+    long rows = 0;
+    for (;; rows++) {
+        char *a, *b, *fa[2048], *fb[2048];
+        size_t la, lb;
+        cr_assert_eq(io_lines_next(ref, &a, &la), CKY_OK);
+        char *copy = a ? strdup(a) : NULL;
+        cr_assert_eq(io_lines_next(out, &b, &lb), CKY_OK);
+        cr_assert_eq(!copy, !b, "row %ld: one file ends early", rows + 1);
+        if (!copy)
+            break;
+        int na = split_tabs(copy, fa, 2048), nb = split_tabs(b, fb, 2048);
+        cr_assert_eq(na, nb, "row %ld: %d vs %d fields", rows + 1, nb, na);
+        for (int i = 0; i < 4; i++)
+            cr_assert_str_eq(fb[i], fa[i], "row %ld field %d", rows + 1, i);
+        for (int i = 4; i < na; i++)
+            cr_assert_leq(ulps(strtod(fa[i], NULL), strtod(fb[i], NULL)), 1,
+                          "row %ld: %s vs reference %s", rows + 1, fb[i], fa[i]);
+        free(copy);
+    }
+    cr_assert_eq(rows, 112900);
+    io_lines_close(ref);
+    io_lines_close(out);
+    unlink(out_path);
+}
