@@ -34,7 +34,7 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard test/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test test-gpu check-dev debug clean fuzz
+.PHONY: all test test-gpu check-dev check-native debug clean fuzz
 
 all: $(BUILD)/cky
 
@@ -63,6 +63,10 @@ test: $(BUILD)/cky $(BUILD)/cky_tests
 # Long checks on the full dev set (minutes): scripts in tools/.
 check-dev: $(BUILD)/cky
 	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-dev
+
+# Native .gr grammars against the Berkeley parser's exhaustive output (long: sm5, sm6).
+check-native: $(BUILD)/cky
+	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-native
 
 debug:
 	$(MAKE) OPT="-O0 -g"

@@ -20,6 +20,8 @@ static void compile_usage(FILE *f)
         "                         minor defaults to 2x2x2); FAM= (XX, XT, TX, TT) limits it to\n"
         "                         one family; repeatable. Default: automatic, code blocks of\n"
         "                         about 1,800 rules\n"
+        "  --live-limit N         halve code blocks keeping more than N values live (slow\n"
+        "                         partition; default off)\n"
         "  --arch ARCH            GPU architecture for NVRTC (default sm_90)\n"
         "  --no-gpu-code          skip NVRTC (partition and, with --host, the host build only)\n"
         "  --host                 also build the host (.so) version of every kernel and load it\n"
@@ -187,7 +189,7 @@ static int apply_families(codegen_options *o, const char *arg)
 int cli_compile(int argc, char **argv)
 {
     enum { OPT_SHAPE = 256, OPT_ARCH, OPT_NOGPU, OPT_HOST, OPT_DUMP, OPT_CACHE, OPT_THREADS,
-           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY };
+           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY, OPT_LIVE };
     static const struct option longopts[] = {
         {"grammar", required_argument, NULL, 'g'}, {"shape", required_argument, NULL, OPT_SHAPE},
         {"arch", required_argument, NULL, OPT_ARCH}, {"no-gpu-code", no_argument, NULL, OPT_NOGPU},
@@ -195,12 +197,13 @@ int cli_compile(int argc, char **argv)
         {"cache", required_argument, NULL, OPT_CACHE},
         {"threads", required_argument, NULL, OPT_THREADS},
         {"report", no_argument, NULL, OPT_REPORT}, {"json", no_argument, NULL, OPT_JSON},
-        {"warm", no_argument, NULL, OPT_WARM}, {"family", required_argument, NULL, OPT_FAMILY}, {"help", no_argument, NULL, 'h'},
+        {"warm", no_argument, NULL, OPT_WARM}, {"family", required_argument, NULL, OPT_FAMILY},
+        {"live-limit", required_argument, NULL, OPT_LIVE}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     codegen_options o;
     codegen_options_default(&o);
     const char *gpath = NULL;
-    int json = 0, warm = 0, c, rc;
+    int json = 0, warm = 0, live_limit = 0, c, rc;
     optind = 1;
     while ((c = getopt_long(argc, argv, "g:h", longopts, NULL)) != -1) {
         switch (c) {
@@ -222,6 +225,7 @@ int cli_compile(int argc, char **argv)
         case OPT_REPORT: break;
         case OPT_JSON: json = 1; break;
         case OPT_WARM: warm = 1; break;
+        case OPT_LIVE: live_limit = atoi(optarg); break;
         case OPT_FAMILY:
             if ((rc = apply_families(&o, optarg)))
                 return rc;
@@ -234,6 +238,12 @@ int cli_compile(int argc, char **argv)
         return cli_usage_error("compile", "unexpected argument '%s'", argv[optind]);
     if (!gpath)
         return cli_usage_error("compile", "-g GRAMMAR is required");
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        if (live_limit > 0 && !o.shape[f].major[0]) { /* automatic shape, with the limit */
+            o.shape[f] = (codegen_shape){{0, 0, 0}, {0, 0, 0}, live_limit};
+        }
+        o.shape[f].live_limit = live_limit;
+    }
     grammar *g = NULL;
     if (grammar_load(gpath, &g))
         return cli_error("compile", "%s", cky_last_error());

@@ -34,7 +34,7 @@
 #include "../grammar/grammar.h"
 #include "../util/status.h"
 
-#define CODEGEN_VERSION "cky-codegen-1" /* part of every cache key: bump when output changes */
+#define CODEGEN_VERSION "cky-codegen-2" /* part of every cache key: bump when output changes */
 #define CODEGEN_THREADS 128             /* threads per GPU thread block */
 
 /* ---- classes: class-local substate numbering ---- */
@@ -91,6 +91,8 @@ void codegen_family_free(codegen_family *f);
  * All zero means "choose automatically" (codegen_shape_auto). */
 typedef struct codegen_shape {
     int major[3], minor[3];
+    int live_limit; /* if > 0, halve code blocks whose max_live exceeds it (slow: one more
+                       spectral order per halving); 0 = off */
 } codegen_shape;
 
 /* Parse "6x2x2/2x2x2" (major/minor; "6x2x2" alone keeps minor 2x2x2). CKY_ERR_ARG on junk. */

@@ -14,15 +14,14 @@
 #include "internal.h"
 
 #define PARTITION_BLOCK_RULES 1800 /* design page probe: 1,000-2,000 rules per code block */
-/* A code block whose (L, R, P) order keeps more values live than this is halved (P, then
- * R, then L) until it fits: on eng-sm6-shape XX, sm_90 kernels with blocks of max_live
- * <= ~95 compiled without spills at 128 registers, those above ~105 spilled. */
-#define PARTITION_LIVE_LIMIT 96
+/* shape.live_limit: a code block whose (L, R, P) order keeps more values live is halved
+ * (P, then R, then L) until it fits. On eng-sm6-shape XX (6x2x2/2x2x2), sm_90 kernels whose
+ * blocks had max_live <= ~95 compiled without spills at 128 registers, above ~105 spilled. */
 #define PARTITION_MIN_RULES 128  /* never halve blocks smaller than this */
 
 cky_status codegen_shape_parse(const char *text, codegen_shape *out)
 {
-    codegen_shape s = {{0, 0, 0}, {2, 2, 2}};
+    codegen_shape s = {{0, 0, 0}, {2, 2, 2}, 0};
     int used = 0, n = sscanf(text, "%dx%dx%d%n", &s.major[0], &s.major[1], &s.major[2], &used);
     if (n < 3)
         return cky_fail(CKY_ERR_ARG, "bad shape '%s' (want PxLxR or PxLxR/PxLxR)", text);
@@ -44,7 +43,7 @@ cky_status codegen_shape_parse(const char *text, codegen_shape *out)
 
 codegen_shape codegen_shape_auto(long nrule)
 {
-    codegen_shape s = {{1, 1, 1}, {1, 1, 1}};
+    codegen_shape s = {{1, 1, 1}, {1, 1, 1}, 0};
     long blocks = (nrule + PARTITION_BLOCK_RULES - 1) / PARTITION_BLOCK_RULES;
     if (blocks >= 8)
         s.minor[0] = s.minor[1] = s.minor[2] = 2;
@@ -70,6 +69,7 @@ static int rule_axis(const codegen_rule *r, int axis)
 
 typedef struct cutter {
     const int *dim;
+    int live_limit;
     int *first[3], *last[3]; /* live-range scratch */
     int *order, *part, *cnt; /* scratch of max(dim) entries */
     codegen_rule *tmp;       /* scratch of nrule entries */
@@ -107,9 +107,11 @@ static cky_status cutter_split(cutter *c, codegen_rule *rule, long lo, long hi, 
 /* Push the block rules[lo, hi), halved first while its max_live exceeds the limit. */
 static cky_status cutter_refine(cutter *c, codegen_rule *rule, long lo, long hi, int depth)
 {
+    if (c->live_limit <= 0)
+        return cutter_push(c, hi);
     qsort(rule + lo, (size_t)(hi - lo), sizeof *rule, rule_lrp_cmp);
     int live = codegen_live_ranges(rule + lo, hi - lo, c->dim, c->first, c->last);
-    if (live <= PARTITION_LIVE_LIMIT || hi - lo < 2 * PARTITION_MIN_RULES || depth >= 9)
+    if (live <= c->live_limit || hi - lo < 2 * PARTITION_MIN_RULES || depth >= 9)
         return cutter_push(c, hi);
     static const int axis_of[3] = {0, 2, 1};
     int k[3] = {1, 1, 1}, before = c->nbound;
@@ -273,8 +275,11 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
                                    codegen_partition *out)
 {
     memset(out, 0, sizeof *out);
-    if (!shape.major[0] || !shape.major[1] || !shape.major[2])
+    if (!shape.major[0] || !shape.major[1] || !shape.major[2]) {
+        int limit = shape.live_limit;
         shape = codegen_shape_auto(f->nrule);
+        shape.live_limit = limit;
+    }
     out->family = f->id;
     memcpy(out->dim, f->dim, sizeof out->dim);
     out->shape = shape;
@@ -282,7 +287,7 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
     int dmax = 1;
     for (int a = 0; a < 3; a++)
         dmax = f->dim[a] > dmax ? f->dim[a] : dmax;
-    cutter c = {f->dim, {NULL, NULL, NULL}, {NULL, NULL, NULL}, malloc((size_t)dmax * sizeof(int)), malloc((size_t)dmax * sizeof(int)),
+    cutter c = {f->dim, shape.live_limit, {NULL, NULL, NULL}, {NULL, NULL, NULL}, malloc((size_t)dmax * sizeof(int)), malloc((size_t)dmax * sizeof(int)),
                 malloc((size_t)dmax * sizeof(int)),
                 malloc((size_t)(f->nrule ? f->nrule : 1) * sizeof(codegen_rule)), NULL, 0, 0};
     out->rule = malloc((size_t)(f->nrule ? f->nrule : 1) * sizeof *out->rule);

@@ -146,7 +146,7 @@ char *text_lines_next(text_lines *it, size_t *len)
 
 /* ---- the lexicon ------------------------------------------------------------------- */
 
-#define LEXICON_TEXT_BACKOFF 0.1 /* weight of the unseen-word model for known words */
+#define LEXICON_TEXT_BACKOFF 0.01/* weight of the unseen-word model for known words */
 
 typedef struct lex_entry {
     int word, tag;

@@ -95,16 +95,22 @@ Test(codegen_partition, every_rule_exactly_once)
 {
     codegen_family f;
     synth_family(&f, 80, 6000, 11);
-    codegen_shape shapes[3];
+    codegen_shape shapes[4];
     cr_assert_eq(codegen_shape_parse("3x2x2/2x2x2", &shapes[0]), CKY_OK);
     cr_assert_eq(codegen_shape_parse("1x1x1/1x1x1", &shapes[1]), CKY_OK);
     memset(&shapes[2], 0, sizeof shapes[2]); /* automatic */
-    for (int s = 0; s < 3; s++) {
+    shapes[3] = shapes[0];
+    shapes[3].live_limit = 40; /* halve crowded blocks */
+    for (int s = 0; s < 4; s++) {
         codegen_partition p;
         cr_assert_eq(codegen_partition_build(&f, shapes[s], &p), CKY_OK);
         check_partition(&f, &p);
         cr_assert_gt(p.reload_rate, 0.99);
         cr_assert_gt(p.max_live, 2);
+        if (s == 3)
+            for (int b = 0; b < p.nblock; b++)
+                cr_assert(p.block[b].max_live <= 40 || p.block[b].nrule < 256,
+                          "block %d: max_live %d", b, p.block[b].max_live);
         if (s == 0) {
             cr_assert_eq(p.nkernel, 12);
             cr_assert_leq(p.nblock, 96);
