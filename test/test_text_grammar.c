@@ -134,10 +134,10 @@ Test(text_grammar, lexicon_scores)
     /* known word with one line: "NNP Reserve [7.587897781190091E-4, 5.593809580089643E-4]" */
     cr_assert_eq(grammar_score_word(g, "Reserve", 3, out), CKY_OK);
     expect_tag(g, out, "NNP", (double[]){7.587897781190091E-4, 5.593809580089643E-4}, 2);
-    /* tags without a line for the known word: its signature (UNK-CAPS) times 0.1 */
+    /* tags without a line for the known word: its signature (UNK-CAPS) times 0.01 */
     double sig[] = {8.189295787947535E-5};
     int uh = grammar_find_symbol(g, "UH");
-    cr_expect_eq(out[g->sub_offset[uh]], log(sig[0]) + log(0.1));
+    cr_expect_eq(out[g->sub_offset[uh]], log(sig[0]) + log(0.01));
     /* "the": lines for NNP, CD, JJ, DT */
     cr_assert_eq(grammar_score_word(g, "the", 1, out), CKY_OK);
     expect_tag(g, out, "DT", (double[]){0.4186811148239653, 0.5039057039160494}, 2);
@@ -234,7 +234,7 @@ Test(text_grammar, mini_export)
     cr_expect(isinf(out[g->sub_offset[3]])); /* DT: no line, nor for its signature UNK-LC */
     cr_assert_eq(grammar_score_word(g, "the", 2, out), CKY_OK);
     cr_expect_eq(out[g->sub_offset[3]], log(1.0));
-    cr_expect_eq(out[g->sub_offset[2]], log(0.1) + log(0.1), "NN: back-off to UNK-LC x 0.1");
+    cr_expect_eq(out[g->sub_offset[2]], log(0.1) + log(0.01), "NN: back-off to UNK-LC x 0.01");
     cr_expect(isinf(out[g->sub_offset[2] + 1]));
     cr_assert_eq(grammar_score_word(g, "cat", 2, out), CKY_OK); /* UNK-LC */
     cr_expect_eq(out[g->sub_offset[2]], log(0.1));
