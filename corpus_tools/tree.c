@@ -149,7 +149,7 @@ void tree_write_line(const tree *t, FILE *f)
 /* Berkeley's FunctionNodeStripper.transformLabel: i = first '-', j = first '=', h = first
  * '^'; the earliest of '=' and '^' wins over '-' when it comes first or the label starts
  * with '-'; cut there unless that is position 0. So -LRB- and -NONE- stay whole. */
-static void normalize_strip_label(char *label)
+void tree_strip_label(char *label)
 {
     char *dash = strchr(label, '-'), *eq = strchr(label, '='), *hat = strchr(label, '^');
     long i = dash ? dash - label : -1, j = eq ? eq - label : -1, h = hat ? hat - label : -1;
@@ -164,7 +164,7 @@ static void normalize_strip_label(char *label)
 static void normalize_enter(tree *t, void *ctx)
 {
     if (t->child)
-        normalize_strip_label(t->label);
+        tree_strip_label(t->label);
 }
 
 /* After the children: drop -NONE- children and emptied ones (marked by a NULL label). */

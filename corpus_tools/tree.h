@@ -78,6 +78,10 @@ cky_status tree_parse_string(const char *s, tree **out);
  * Leaves (words) never change. If nothing is left, *t becomes NULL. CKY_ERR_NOMEM only. */
 cky_status tree_normalize(tree **t);
 
+/* Cut a label in place as Berkeley's FunctionNodeStripper does: at the first '-', '=' or '^'
+ * that is not at position 0 (NP-SBJ-1 -> NP, NP^g -> NP; -LRB- and -NONE- stay whole). */
+void tree_strip_label(char *label);
+
 /* The words of the leaves of `t` in order, leaving out the leaves under -NONE-. *words is
  * one malloc'ed block (the array and the strings): free(*words) frees all. A NULL tree has
  * no words. */

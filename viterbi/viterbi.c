@@ -306,19 +306,6 @@ cky_status viterbi_extract(const grammar *g, const chart *c, char *const *words,
 
 /* ---- un-annotation ------------------------------------------------------------------- */
 
-/* FunctionNodeStripper.transformLabel: cut at the first '-', '=' or '^' not at position 0. */
-static void strip_label(char *label)
-{
-    char *dash = strchr(label, '-'), *eq = strchr(label, '='), *hat = strchr(label, '^');
-    long i = dash ? dash - label : -1, j = eq ? eq - label : -1, h = hat ? hat - label : -1;
-    if (h > 0 && (h < j || j == -1))
-        j = h;
-    if (j > 0 && (j < i || i <= 0))
-        i = j;
-    if (i > 0)
-        label[i] = '\0';
-}
-
 static int is_intermediate(const tree *t)
 {
     return t->child && t->label[0] == '@' && t->label[1] != '\0';
@@ -343,7 +330,7 @@ static void unannotate_children(tree *t)
             continue; /* the spliced children are examined in turn */
         }
         if (kid->child) {
-            strip_label(kid->label);
+            tree_strip_label(kid->label);
             unannotate_children(kid);
         }
         link = &kid->next;
@@ -358,6 +345,6 @@ tree *viterbi_unannotate(tree *t)
     if (strcmp(t->label, "ROOT") == 0)
         t->label[0] = '\0';
     else
-        strip_label(t->label);
+        tree_strip_label(t->label);
     return t;
 }
