@@ -64,8 +64,9 @@ test: $(BUILD)/cky $(BUILD)/cky_tests
 check-dev: $(BUILD)/cky
 	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-dev
 
-# Native .gr grammars against the Berkeley parser's exhaustive output (long: sm5, sm6).
+# Native .gr grammars against the Berkeley parser's lexicon and exhaustive output (long).
 check-native: $(BUILD)/cky
+	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-lexicon
 	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-native
 
 debug:
