@@ -7,6 +7,8 @@
 #ifndef CKY_GRAMMAR_INTERNAL_H
 #define CKY_GRAMMAR_INTERNAL_H
 
+#include <stddef.h>
+
 #include "grammar.h"
 
 #define GRAMMAR_BINARY_PRUNE 1e-10 /* CoarseToFineMaxRuleParser: removeUnlikelyRules(1e-10) */
@@ -39,6 +41,24 @@ cky_status builder_add_unary(grammar_builder *b, int parent, int child, const do
 /* Finish: prune, take logs, index; the builder is consumed (freed) either way. */
 cky_status builder_finish(grammar_builder *b, grammar_lexicon *lex, const char *source,
                           grammar **out);
+
+/* ---- name_table: interned strings with dense ids 0, 1, 2, ... in order of addition ---- */
+
+typedef struct name_table name_table;
+
+name_table *name_table_new(void);
+void name_table_free(name_table *t);
+
+/* Id of the `len` bytes at s, or -1. */
+int name_table_find(const name_table *t, const char *s, size_t len);
+
+/* Id of the `len` bytes at s, adding them if new (*added = 1 then; added may be NULL). */
+cky_status name_table_intern(name_table *t, const char *s, size_t len, int *id, int *added);
+
+/* The NUL-terminated string of id (valid until the next intern). */
+const char *name_table_str(const name_table *t, int id);
+
+int name_table_count(const name_table *t);
 
 /* Java's Math.log agrees with glibc log on every value tested (spec §0); 0 -> -inf. */
 double grammar_log(double x);

@@ -15,7 +15,6 @@
 enum { SEEN = 0, UNSEEN = 1 };
 
 typedef struct lex_word {
-    char *text;
     double count; /* wordCounter value, meaningful when `counted` */
     int counted;  /* the string is a key of wordCounter */
     size_t first[2], n[2]; /* its run in entry[SEEN] / entry[UNSEEN] */
@@ -34,8 +33,7 @@ struct lexicon_berkeley {
     double **tag_count, **unseen_tag_count, **diff; /* per tag; NULL = zeros / no smoothing */
     lex_word *words;
     int nwords, cap_words;
-    int *table; /* word index + 1, 0 = empty; size table_cap (a power of 2) */
-    size_t table_cap;
+    name_table *names; /* word and signature strings; id = index into words */
     lex_entry *entry[2];
     size_t nentry[2], cap_entry[2];
     double *pool;
@@ -44,53 +42,19 @@ struct lexicon_berkeley {
 
 /* ---- the string table --------------------------------------------------------------------- */
 
-static size_t hash_str(const char *s)
-{
-    size_t h = 1469598103934665603u; /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211u;
-    return h;
-}
-
 /* Index of `w`, or -1. */
 static int lex_find(const lexicon_berkeley *lb, const char *w)
 {
-    if (!lb->table_cap)
-        return -1;
-    for (size_t i = hash_str(w) & (lb->table_cap - 1);; i = (i + 1) & (lb->table_cap - 1)) {
-        int k = lb->table[i];
-        if (!k)
-            return -1;
-        if (!strcmp(lb->words[k - 1].text, w))
-            return k - 1;
-    }
+    return name_table_find(lb->names, w, strlen(w));
 }
 
-static void table_put(lexicon_berkeley *lb, int k)
-{
-    size_t i = hash_str(lb->words[k].text) & (lb->table_cap - 1);
-    while (lb->table[i])
-        i = (i + 1) & (lb->table_cap - 1);
-    lb->table[i] = k + 1;
-}
-
-/* Index of `w`, added if new; -1 when out of memory. */
+/* Index of `w`, added if new; -1 when out of memory. Name ids are dense in order of
+ * addition, so they index `words` too. */
 static int lex_intern(lexicon_berkeley *lb, const char *w)
 {
     int k = lex_find(lb, w);
     if (k >= 0)
         return k;
-    if ((size_t)(lb->nwords + 1) * 2 > lb->table_cap) {
-        size_t cap = lb->table_cap ? 2 * lb->table_cap : 1024;
-        int *t = calloc(cap, sizeof *t);
-        if (!t)
-            return -1;
-        free(lb->table);
-        lb->table = t;
-        lb->table_cap = cap;
-        for (int i = 0; i < lb->nwords; i++)
-            table_put(lb, i);
-    }
     if (lb->nwords == lb->cap_words) {
         int cap = lb->cap_words ? 2 * lb->cap_words : 1024;
         lex_word *v = realloc(lb->words, (size_t)cap * sizeof *v);
@@ -99,12 +63,11 @@ static int lex_intern(lexicon_berkeley *lb, const char *w)
         lb->words = v;
         lb->cap_words = cap;
     }
-    lex_word *e = &lb->words[lb->nwords];
-    memset(e, 0, sizeof *e);
-    if (!(e->text = strdup(w)))
+    if (name_table_intern(lb->names, w, strlen(w), &k, NULL))
         return -1;
-    table_put(lb, lb->nwords);
-    return lb->nwords++;
+    memset(&lb->words[k], 0, sizeof lb->words[k]);
+    lb->nwords++;
+    return k;
 }
 
 /* ---- building ----------------------------------------------------------------------------- */
@@ -121,7 +84,8 @@ lexicon_berkeley *lexicon_berkeley_new(int nsym, const int *nsub,
     lb->tag_count = calloc((size_t)(nsym ? nsym : 1), sizeof(double *));
     lb->unseen_tag_count = calloc((size_t)(nsym ? nsym : 1), sizeof(double *));
     lb->diff = calloc((size_t)(nsym ? nsym : 1), sizeof(double *));
-    if (!lb->nsub || !lb->tag_count || !lb->unseen_tag_count || !lb->diff) {
+    lb->names = name_table_new();
+    if (!lb->nsub || !lb->tag_count || !lb->unseen_tag_count || !lb->diff || !lb->names) {
         lexicon_berkeley_free(lb);
         return NULL;
     }
@@ -138,14 +102,12 @@ void lexicon_berkeley_free(lexicon_berkeley *lb)
         free(lb->unseen_tag_count[t]);
         free(lb->diff[t]);
     }
-    for (int i = 0; i < lb->nwords; i++)
-        free(lb->words[i].text);
     free(lb->tag_count);
     free(lb->unseen_tag_count);
     free(lb->diff);
     free(lb->nsub);
     free(lb->words);
-    free(lb->table);
+    name_table_free(lb->names);
     free(lb->entry[SEEN]);
     free(lb->entry[UNSEEN]);
     free(lb->pool);

@@ -1,35 +1,17 @@
 /* lexicon_text: the lexicon of the Berkeley text export (PREFIX.lexicon + PREFIX.words), and
- * the string table its loader shares with grammar/text.c. Internal to the grammar module.
+ * the line cursor its loader shares with grammar/text.c. Internal to the grammar module.
  *
  * The export holds final linear scores for the (tag, word) and (tag, signature) pairs seen in
- * training (spec §2.3, §2.6). Scoring a word: a known word (listed in .words) gets the log of
- * its lines, a tag without a line -inf; an unknown word gets the lines of its signature
- * (level 5, spec §3.6), -inf where there is none. The scores of pairs the export lacks (seen
- * words with unseen tags, the 1e-87 floor) cannot be rebuilt from the text. */
+ * training (spec §2.3, §2.6). Scoring a word: an unknown word gets the lines of its signature
+ * (level 5, spec §3.6), -inf where there is none; a known word (listed in .words) gets the
+ * log of its own lines and, for tags it has no line for, its signature's lines times a
+ * back-off weight (lexicon_text.c), an approximation of what the export lacks. */
 #ifndef CKY_GRAMMAR_LEXICON_TEXT_H
 #define CKY_GRAMMAR_LEXICON_TEXT_H
 
 #include <stddef.h>
 
 #include "internal.h"
-
-/* ---- name_table: interned strings with dense ids 0, 1, 2, ... in order of addition ---- */
-
-typedef struct name_table name_table;
-
-name_table *name_table_new(void);
-void name_table_free(name_table *t);
-
-/* Id of the `len` bytes at s, or -1. */
-int name_table_find(const name_table *t, const char *s, size_t len);
-
-/* Id of the `len` bytes at s, adding them if new (*added = 1 then; added may be NULL). */
-cky_status name_table_intern(name_table *t, const char *s, size_t len, int *id, int *added);
-
-/* The NUL-terminated string of id (valid until the next intern). */
-const char *name_table_str(const name_table *t, int id);
-
-int name_table_count(const name_table *t);
 
 /* ---- text_lines: the lines of a file read whole (io_read_file), split in place ---- */
 
