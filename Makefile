@@ -1,5 +1,5 @@
 # cky: plain Makefile. `make` builds build/cky; `make test` builds and runs the Criterion
-# suite (GPU tests skip without a GPU); `make check-dev` runs the long full-dev checks.
+# suite (GPU tests skip without a GPU); `make test-gpu` runs the GPU tests alone; `make check-dev` runs the long full-dev checks.
 # Options: CFLAGS=... (added to the defaults), SANITIZER=address|undefined, V=1, CI=true
 # (adds -Werror), SHARED=path to the shared data folder (default ../shared).
 
@@ -20,7 +20,19 @@ LDSAN    := -fsanitize=$(SANITIZER)
 endif
 BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -pthread -I$(CUDA)/include
 ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
-LDLIBS      := $(LDSAN) -pthread -lz -lm -ldl -llapacke -L$(CUDA)/lib64 -lnvrtc -Wl,-rpath,$(CUDA)/lib64
+# The CUDA runtime is linked statically: it loads the driver (libcuda) only when asked, so
+# cky starts and works on machines without a GPU or driver.
+LDLIBS      := $(LDSAN) -pthread -lz -lm -ldl -llapacke -L$(CUDA)/lib64 -lnvrtc -lcudart_static \
+               -lrt -lstdc++ -Wl,-rpath,$(CUDA)/lib64
+
+# Hand-written device code (kernels/*.cu), built for Hopper (H100/H200).
+NVCC      ?= $(CUDA)/bin/nvcc
+CUDA_ARCH ?= sm_90
+NVCCFLAGS := -arch=$(CUDA_ARCH) -O3 -std=c++17 -lineinfo -MMD -MP \
+             -Xcompiler -Wall,-Wextra,-Wno-unused-parameter
+ifeq ($(CI),true)
+NVCCFLAGS += -Werror all-warnings -Xcompiler -Werror
+endif
 
 ifneq ($(V),1)
 Q := @
@@ -28,7 +40,8 @@ endif
 
 MODULES  := util grammar corpus_tools parser viterbi codegen kernels
 LIB_SRC  := $(wildcard $(addsuffix /*.c,$(MODULES)))
-LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o)
+CU_SRC   := $(wildcard kernels/*.cu)
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard test/*.c)
@@ -52,6 +65,11 @@ $(BUILD)/%.o: %.c
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
+$(BUILD)/%.o: %.cu
+	@mkdir -p $(dir $@)
+	@echo "  NVCC    $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
+
 $(BUILD)/cky_tests: $(TEST_OBJ) $(BUILD)/libcky.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libcky.a -lcriterion $(LDLIBS)
@@ -59,6 +77,10 @@ $(BUILD)/cky_tests: $(TEST_OBJ) $(BUILD)/libcky.a
 # The whole CPU suite; tests that need a GPU skip with a message.
 test: $(BUILD)/cky $(BUILD)/cky_tests
 	$(BUILD)/cky_tests -j2
+
+# The GPU tests alone (suites named gpu_*), on a machine with a GPU; they skip without one.
+test-gpu: $(BUILD)/cky $(BUILD)/cky_tests
+	$(BUILD)/cky_tests --filter 'gpu_*/*' --verbose
 
 # Long checks on the full dev set (minutes): scripts in tools/.
 check-dev: $(BUILD)/cky
@@ -85,3 +107,16 @@ $(BUILD)/fuzz/fuzz_native: $(FUZZ_SRC) $(wildcard util/*.h grammar/*.h)
 	@echo "  FUZZ    $@"
 	$(Q)clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRC) -lz -lm -pthread
+
+# ---- check-cpu: the CPU generated path against the reference parser (long; tools/check-cpu).
+# tools/src/check_engine.c is a standalone checker, outside LIB_SRC, CLI_SRC and TEST_SRC.
+CHECK_ENGINE_OBJ := $(BUILD)/tools/src/check_engine.o
+$(BUILD)/check_engine: $(CHECK_ENGINE_OBJ) $(BUILD)/libcky.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CHECK_ENGINE_OBJ) $(BUILD)/libcky.a $(LDLIBS)
+
+.PHONY: check-cpu
+check-cpu: $(BUILD)/check_engine
+	SHARED=$(SHARED) CHECK_ENGINE=$(abspath $(BUILD)/check_engine) bash tools/check-cpu
+
+-include $(CHECK_ENGINE_OBJ:.o=.d)

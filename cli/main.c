@@ -14,6 +14,7 @@ static const struct command {
     {"eval", cli_eval, "score parses against gold trees exactly as EVALB with COLLINS.prm"},
     {"lexicon", cli_lexicon, "print the lexical score of every tag substate for input tokens"},
     {"compile", cli_compile, "compile a grammar's kernels into the cache and report the partition"},
+    {"bench", cli_bench, "measure parsing speed on the GPU against its add+max peak"},
     {NULL, NULL, NULL},
 };
 

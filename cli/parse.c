@@ -13,7 +13,7 @@
 #include "../util/io.h"
 #include "cli.h"
 
-#define BATCH 64 /* sentences handed to the engine at once */
+#define BATCH 8192 /* most sentences handed to the engine at once (gpu engine) */
 
 static const char usage_text[] =
     "usage: cky parse -g GRAMMAR [-i FILE] [-o FILE] [OPTIONS]\n"
@@ -31,8 +31,12 @@ static const char usage_text[] =
     "  -o, --output FILE       where the trees go (default: stdout)\n"
     "      --score             prefix each tree with the root log score of the best parse and\n"
     "                          a tab (-inf when there is no parse)\n"
-    "      --engine ENGINE     ref: the exact double-precision reference (default);\n"
-    "                          cpu: the generated float32 kernels on CPU threads\n"
+    "      --engine ENGINE     gpu: the generated float32 kernels on the GPU (the default\n"
+    "                          where there is one); cpu: the same kernels on CPU threads\n"
+    "                          (the default without a GPU; bit-identical charts and trees);\n"
+    "                          ref: the exact double-precision reference (Berkeley's\n"
+    "                          arithmetic)\n"
+    "      --device N          CUDA device of the gpu engine (default 0)\n"
     "      --backtrace MODE    exact: the true argmax with cky's tie-break (default);\n"
     "                          berkeley: the Berkeley parser's own back-trace (first derivation\n"
     "                          within relative 1e-5), to match its trees\n"
@@ -67,11 +71,12 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 static int read_options(int argc, char **argv, options *o)
 {
     enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
-           OPT_GOLD, OPT_EVAL };
+           OPT_GOLD, OPT_EVAL, OPT_DEVICE };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},   {"input", required_argument, 0, 'i'},
         {"output", required_argument, 0, 'o'},    {"score", no_argument, 0, OPT_SCORE},
         {"engine", required_argument, 0, OPT_ENGINE},
+        {"device", required_argument, 0, OPT_DEVICE},
         {"backtrace", required_argument, 0, OPT_BACKTRACE},
         {"max-length", required_argument, 0, OPT_MAXLEN},
         {"threads", required_argument, 0, OPT_THREADS},
@@ -81,6 +86,7 @@ static int read_options(int argc, char **argv, options *o)
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->popt = parser_default_options();
+    o->popt.engine = (parser_engine)-1; /* chosen after the options: gpu if there is one */
     o->treebanks = calloc((size_t)argc, sizeof *o->treebanks);
     if (!o->treebanks)
         return cli_error("parse", "out of memory");
@@ -101,8 +107,15 @@ static int read_options(int argc, char **argv, options *o)
                 o->popt.engine = PARSER_ENGINE_REF;
             else if (!strcmp(optarg, "cpu"))
                 o->popt.engine = PARSER_ENGINE_CPU;
+            else if (!strcmp(optarg, "gpu"))
+                o->popt.engine = PARSER_ENGINE_GPU;
             else
-                return cli_usage_error("parse", "unknown engine '%s' (known: ref, cpu)", optarg);
+                return cli_usage_error("parse", "unknown engine '%s' (known: gpu, cpu, ref)",
+                                       optarg);
+            break;
+        case OPT_DEVICE:
+            if (!parse_int(optarg, 0, 1024, &o->popt.device))
+                return cli_usage_error("parse", "--device takes a device number (0, 1, ...)");
             break;
         case OPT_BACKTRACE:
             if (!strcmp(optarg, "exact"))
@@ -134,6 +147,11 @@ static int read_options(int argc, char **argv, options *o)
         return cli_usage_error("parse", "give either --input or --treebank, not both");
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
+    if ((int)o->popt.engine == -1) {
+        o->popt.engine = parser_default_engine();
+        if (o->popt.engine == PARSER_ENGINE_CPU)
+            fprintf(stderr, "cky parse: no usable GPU: parsing with the CPU engine\n");
+    }
     return 0;
 }
 
@@ -204,6 +222,7 @@ static void report_failure(const char *src, long line, const sentence *s, const 
 
 typedef struct run {
     const options *o;
+    int batch;                   /* sentences per engine call */
     parser *p;
     FILE *out, *gold_out;
     const char *src;
@@ -291,7 +310,7 @@ static int parse_lines(run *rn, batch *b, const char *path)
             return cli_error("parse", "%s", cky_last_error());
         }
         b->line[b->n++] = io_lines_number(in);
-        if (b->n == BATCH)
+        if (b->n == rn->batch)
             flush_batch(rn, b);
     }
     flush_batch(rn, b);
@@ -322,7 +341,7 @@ static int parse_treebank(run *rn, batch *b, const char *path)
         free(words);
         b->gold[b->n] = t;
         b->line[b->n++] = line;
-        if (b->n == BATCH)
+        if (b->n == rn->batch)
             flush_batch(rn, b);
     }
     flush_batch(rn, b);
@@ -339,6 +358,11 @@ int cli_parse(int argc, char **argv)
     if (rc)
         return rc;
     run rn = {.o = &o};
+    /* the gpu engine wants many sentences at once, the others a few; typed input, one */
+    rn.batch = o.popt.engine == PARSER_ENGINE_GPU ? BATCH
+               : o.popt.engine == PARSER_ENGINE_CPU ? 256 : 64;
+    if (!o.ntreebanks && !o.input && isatty(STDIN_FILENO))
+        rn.batch = 1;
     grammar *g = NULL;
     batch *b = calloc(1, sizeof *b);
     if (!b) {

@@ -34,7 +34,7 @@
 #include "../grammar/grammar.h"
 #include "../util/status.h"
 
-#define CODEGEN_VERSION "cky-codegen-2" /* part of every cache key: bump when output changes */
+#define CODEGEN_VERSION "cky-codegen-3" /* part of every cache key: bump when output changes */
 #define CODEGEN_THREADS 128             /* threads per GPU thread block */
 
 /* ---- classes: class-local substate numbering ---- */
@@ -91,8 +91,9 @@ void codegen_family_free(codegen_family *f);
  * All zero means "choose automatically" (codegen_shape_auto). */
 typedef struct codegen_shape {
     int major[3], minor[3];
-    int live_limit; /* if > 0, halve code blocks whose max_live exceeds it (slow: one more
-                       spectral order per halving); 0 = off */
+    int live_limit; /* live budget of a code block's plan (codegen/schedule.h): parents are
+                       grouped and right rows reloaded so at most this many values are
+                       live; 0 = the default, CODEGEN_LIVE_BUDGET */
 } codegen_shape;
 
 /* Parse "6x2x2/2x2x2" (major/minor; "6x2x2" alone keeps minor 2x2x2). CKY_ERR_ARG on junk. */
@@ -115,6 +116,7 @@ typedef struct codegen_block {
     long first, nrule;  /* rules [first, first + nrule) of the partition's rule array */
     int nleft, nright, nparent; /* distinct rows loaded / stored by the block */
     int max_live;       /* most values simultaneously live (L, R, P and the L+R temp) */
+    long loads;         /* row loads of its plan (a row evicted and used again counts twice) */
 } codegen_block;
 
 typedef struct codegen_kernel {
@@ -127,7 +129,7 @@ typedef struct codegen_partition {
     int dim[3];
     codegen_shape shape;    /* as used (automatic shapes resolved) */
     long nrule;
-    codegen_rule *rule;     /* kernel by kernel, block by block, each block by (L, R, P) */
+    codegen_rule *rule;     /* kernel by kernel, block by block, each in emission order */
     int nkernel, nblock;
     codegen_kernel *kernel;
     codegen_block *block;
@@ -147,8 +149,11 @@ void codegen_partition_free(codegen_partition *p);
 /* Name of kernel `k` of family `id`: "cky_XX_k3". `buf` holds at least 32 bytes. */
 void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size);
 
-/* Generate the source text of kernel `k` of partition `p` (malloc'ed, NUL-terminated). */
-cky_status codegen_emit_kernel(const codegen_partition *p, int k, char **src);
+/* Generate the source text of kernel `k` of partition `p` (malloc'ed, NUL-terminated), with
+ * __launch_bounds__ asking for `blocks_per_sm` resident thread blocks per SM (0: as many as
+ * the register file allows for the kernel's max_live, codegen_blocks_per_sm). */
+cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm,
+                               char **src);
 
 /* ---- compilation ---- */
 
@@ -196,6 +201,7 @@ typedef struct codegen_program {
     double partition_seconds; /* wall time of families + partition */
     double compile_seconds;   /* wall time of emission + compilation (cache lookups included) */
     int nhit, nmiss;        /* kernels served by the cache / compiled */
+    int partition_hits;     /* families whose partition came from the manifest cache */
     void **handles;         /* dlopen handles of host builds */
     int nhandle;
 } codegen_program;

@@ -1,8 +1,15 @@
 /* codegen compile: the whole grammar compiler behind one call. Builds the families,
  * partitions them, then emits and compiles every kernel (NVRTC cubin and/or host .so)
- * through the cache on a small pool of threads, each thread taking the next kernel. */
+ * through the cache on a small pool of threads, each thread taking the next kernel.
+ *
+ * Warm starts skip the expensive steps: a family's partition is looked up in the manifest
+ * cache by a key over its rules and shape (codegen_partition_key), and each kernel's cubin
+ * and .so keys are derived from that key, the kernel's own rules and tables, a fingerprint
+ * of the emitter, the compiler and its options, so kernel source is only emitted for a
+ * compilation (a cache miss) or when a dump of it is asked for. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +17,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "schedule.h"
 
 typedef struct job {
     codegen_family_id family;
@@ -24,10 +32,19 @@ typedef struct pool {
     const codegen_options *opt;
     const char *cache; /* NULL: off */
     char nvrtc[32];
+    uint64_t part_key[CODEGEN_NFAMILY]; /* manifest key of each family's partition */
+    uint64_t emitter;                   /* fingerprint of the emitter's output */
     job *jobs;
     int njob, next;
     pthread_mutex_t lock;
 } pool;
+
+static atomic_long partition_builds;
+
+long codegen_partition_builds(void)
+{
+    return atomic_load(&partition_builds);
+}
 
 void codegen_options_default(codegen_options *o)
 {
@@ -56,35 +73,139 @@ static cky_status job_dump(const char *dir, const char *name, const char *src)
     return st;
 }
 
-static cky_status job_gpu(pool *pl, codegen_compiled *c, const char *src)
+/* Hash of the emitter's text for a small fixed kernel of two code blocks: an edit of the
+ * emitter that changes its output changes every kernel key, even before CODEGEN_VERSION is
+ * bumped (kernel keys no longer hash the source itself). */
+static cky_status emitter_fingerprint(uint64_t *out)
+{
+    codegen_rule rule[] = {{0, 0, 0, -1.5f}, {1, 0, 0, -2.25f}, {0, 1, 2, -0.5f},
+                           {2, 2, 1, -3.0f}};
+    codegen_block block[2] = {
+        {.first = 0, .nrule = 2, .nleft = 1, .nright = 1, .nparent = 2, .max_live = 4},
+        {.first = 2, .nrule = 2, .nleft = 2, .nright = 2, .nparent = 2, .max_live = 5}};
+    codegen_kernel kernel = {.first_block = 0, .nblock = 2, .first = 0, .nrule = 4};
+    codegen_partition p;
+    memset(&p, 0, sizeof p);
+    p.family = CODEGEN_XX;
+    p.dim[0] = p.dim[1] = p.dim[2] = 3;
+    p.nrule = 4;
+    p.rule = rule;
+    p.nkernel = 1;
+    p.nblock = 2;
+    p.kernel = &kernel;
+    p.block = block;
+    p.max_live = 5;
+    char *src = NULL;
+    cky_status st = codegen_emit_kernel(&p, 0, 0, &src);
+    if (!st)
+        *out = codegen_hash_str(CODEGEN_FNV_INIT, src);
+    free(src);
+    return st;
+}
+
+/* Key part shared by a kernel's cubin and .so: its family's partition key, the emitter's
+ * fingerprint, its index, and what of the partition the emitter reads for it (family, dims,
+ * shape, its kernel and block entries, its rules), so the key names the very source it
+ * would emit even if a partition were rebuilt differently. The table entries are hashed as
+ * raw bytes, so new fields count too; their padding bytes are the ones a manifest restores,
+ * so they can cost a compilation after a rebuild, never a wrong hit. */
+static uint64_t kernel_key(const pool *pl, const job *j)
+{
+    const codegen_partition *p = &pl->prog->part[j->family];
+    const codegen_kernel *kn = &p->kernel[j->k];
+    const codegen_shape *s = &p->shape;
+    int64_t head[14] = {(int64_t)pl->part_key[j->family], (int64_t)pl->emitter, j->k,
+                        p->family, p->dim[0], p->dim[1], p->dim[2], s->major[0], s->major[1],
+                        s->major[2], s->minor[0], s->minor[1], s->minor[2], s->live_limit};
+    uint64_t h = codegen_hash(CODEGEN_FNV_INIT, head, sizeof head);
+    h = codegen_hash(h, kn, sizeof *kn);
+    h = codegen_hash(h, p->block + kn->first_block, (size_t)kn->nblock * sizeof *p->block);
+    return codegen_hash(h, p->rule + kn->first, (size_t)kn->nrule * sizeof *p->rule);
+}
+
+/* The kernel's source in *src, emitted on first use. */
+static cky_status job_source(pool *pl, job *j, char **src)
+{
+    if (*src)
+        return CKY_OK;
+    return codegen_emit_kernel(&pl->prog->part[j->family], j->k, 0, src);
+}
+
+static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, char **src)
 {
     uint64_t key = codegen_hash_str(CODEGEN_FNV_INIT, "cubin");
     key = codegen_hash_str(key, CODEGEN_VERSION);
     key = codegen_hash_str(key, pl->nvrtc);
     key = codegen_hash_str(key, "-arch --ptxas-options=-v");
     key = codegen_hash_str(key, pl->opt->arch);
-    key = codegen_hash_str(key, src);
+    key = codegen_hash(key, &base, sizeof base);
     if (pl->cache && codegen_cache_get_cubin(pl->cache, key, &c->cubin, &c->cubin_size,
                                              &c->registers, &c->spill_bytes))
         return CKY_OK;
     c->cache_hit = 0;
-    cky_status st = codegen_nvrtc_compile(src, c->name, pl->opt->arch, &c->cubin,
-                                          &c->cubin_size, &c->registers, &c->spill_bytes);
+    cky_status st = job_source(pl, j, src);
+    /* ptxas schedules loads early and can need more registers than the plan keeps live: a
+     * kernel that spills is compiled again for one thread block per SM fewer (more
+     * registers each), down to one */
+    const codegen_partition *p = &pl->prog->part[j->family];
+    for (int blocks = codegen_blocks_per_sm(c->max_live); !st; blocks--) {
+        char *retry = NULL;
+        const char *text = *src;
+        if (blocks != codegen_blocks_per_sm(c->max_live) &&
+            !(st = codegen_emit_kernel(p, j->k, blocks, &retry)))
+            text = retry;
+        if (!st) {
+            free(c->cubin);
+            c->cubin = NULL;
+            st = codegen_nvrtc_compile(text, c->name, pl->opt->arch, &c->cubin, &c->cubin_size,
+                                       &c->registers, &c->spill_bytes);
+        }
+        free(retry);
+        if (st || c->spill_bytes <= 0 || blocks <= 1)
+            break;
+    }
     if (!st && pl->cache)
         st = codegen_cache_put_cubin(pl->cache, key, c->cubin, c->cubin_size, c->registers,
                                      c->spill_bytes);
     return st;
 }
 
-static cky_status job_host(pool *pl, job *j, codegen_compiled *c, const char *src)
+/* Load DIR/KEY.so if it is there and has the kernel: 1 on success. An entry that is there
+ * but lacks the kernel is removed so that codegen_host_load rebuilds it. */
+static int host_cached(const char *dir, uint64_t key, const char *name, void **handle,
+                       codegen_host_fn *fn)
+{
+    char so[4096];
+    if (snprintf(so, sizeof so, "%s/%016llx.so", dir, (unsigned long long)key) >=
+            (int)sizeof so || access(so, R_OK) != 0)
+        return 0;
+    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+    void *sym = h ? dlsym(h, name) : NULL;
+    if (!sym) {
+        if (h) {
+            dlclose(h);
+            unlink(so);
+        }
+        return 0; /* a .so that does not load is rebuilt by codegen_host_load */
+    }
+    *handle = h;
+    *fn = (codegen_host_fn)sym;
+    return 1;
+}
+
+static cky_status job_host(pool *pl, job *j, codegen_compiled *c, uint64_t base, char **src)
 {
     uint64_t key = codegen_hash_str(CODEGEN_FNV_INIT, "host");
     key = codegen_hash_str(key, CODEGEN_VERSION);
     key = codegen_hash_str(key, codegen_host_compiler());
     key = codegen_hash_str(key, codegen_host_flags);
-    key = codegen_hash_str(key, src);
+    key = codegen_hash(key, &base, sizeof base);
+    if (pl->cache && host_cached(pl->cache, key, c->name, &j->handle, &c->host))
+        return CKY_OK;
+    cky_status st = job_source(pl, j, src);
     int hit = 0;
-    cky_status st = codegen_host_load(pl->cache, key, src, c->name, &j->handle, &c->host, &hit);
+    if (!st)
+        st = codegen_host_load(pl->cache, key, *src, c->name, &j->handle, &c->host, &hit);
     if (!hit)
         c->cache_hit = 0;
     return st;
@@ -101,14 +222,15 @@ static cky_status job_run(pool *pl, job *j)
     c->nrule = kn->nrule;
     c->registers = c->spill_bytes = -1;
     c->cache_hit = pl->opt->gpu || pl->opt->host; /* cleared by any compilation */
+    uint64_t base = c->cache_hit ? kernel_key(pl, j) : 0; /* 0: nothing to look up */
     char *src = NULL;
-    cky_status st = codegen_emit_kernel(p, j->k, &src);
-    if (!st && pl->opt->dump_dir)
+    cky_status st = CKY_OK;
+    if (pl->opt->dump_dir && !(st = job_source(pl, j, &src)))
         st = job_dump(pl->opt->dump_dir, c->name, src);
     if (!st && pl->opt->gpu)
-        st = job_gpu(pl, c, src);
+        st = job_gpu(pl, j, c, base, &src);
     if (!st && pl->opt->host)
-        st = job_host(pl, j, c, src);
+        st = job_host(pl, j, c, base, &src);
     free(src);
     return st;
 }
@@ -166,16 +288,51 @@ static cky_status compile_jobs(pool *pl)
     return st;
 }
 
-static cky_status compile_partition(const grammar *g, const codegen_options *o,
-                                    codegen_program *prog)
+/* The shape codegen_partition_build uses for `shape` (it must resolve exactly the same way,
+ * or every lookup misses: the manifest tests catch that): all-zero major cubes mean
+ * automatic, a live limit of 0 means CODEGEN_LIVE_BUDGET. */
+static codegen_shape shape_resolve(codegen_shape shape, long nrule)
 {
+    if (!shape.major[0] || !shape.major[1] || !shape.major[2]) {
+        int limit = shape.live_limit;
+        shape = codegen_shape_auto(nrule);
+        shape.live_limit = limit;
+    }
+    if (shape.live_limit <= 0)
+        shape.live_limit = CODEGEN_LIVE_BUDGET;
+    return shape;
+}
+
+/* Partition family `id` into prog->part[id]: from the manifest cache when `cache` has it,
+ * else built (and then written to the cache). Sets *key; counts hits in the program. */
+static cky_status family_partition(const grammar *g, const codegen_options *o,
+                                   const char *cache, codegen_family_id id,
+                                   codegen_program *prog, uint64_t *key)
+{
+    codegen_family fam;
+    cky_status st = codegen_family_build(g, &prog->classes, id, &fam);
+    if (st)
+        return st;
+    codegen_shape shape = shape_resolve(o->shape[id], fam.nrule);
+    *key = codegen_partition_key(&fam, &shape);
+    if (cache && codegen_cache_get_partition(cache, *key, &fam, &shape, &prog->part[id])) {
+        prog->partition_hits++;
+    } else {
+        atomic_fetch_add(&partition_builds, 1);
+        st = codegen_partition_build(&fam, shape, &prog->part[id]);
+        if (!st && cache)
+            st = codegen_cache_put_partition(cache, *key, &prog->part[id]);
+    }
+    codegen_family_free(&fam);
+    return st;
+}
+
+static cky_status compile_partition(const grammar *g, const codegen_options *o, pool *pl)
+{
+    codegen_program *prog = pl->prog;
     cky_status st = codegen_classes_init(g, &prog->classes);
     for (int f = 0; f < CODEGEN_NFAMILY && !st; f++) {
-        codegen_family fam;
-        if ((st = codegen_family_build(g, &prog->classes, (codegen_family_id)f, &fam)))
-            break;
-        st = codegen_partition_build(&fam, o->shape[f], &prog->part[f]);
-        codegen_family_free(&fam);
+        st = family_partition(g, o, pl->cache, (codegen_family_id)f, prog, &pl->part_key[f]);
         if (!st && !(prog->kernel[f] = calloc((size_t)prog->part[f].nkernel + 1,
                                                sizeof **prog->kernel)))
             st = cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -193,13 +350,10 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     codegen_program *prog = calloc(1, sizeof *prog);
     if (!prog)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    pool pl = {prog, o, NULL, "", NULL, 0, 0, PTHREAD_MUTEX_INITIALIZER};
+    pool pl = {.prog = prog, .opt = o, .lock = PTHREAD_MUTEX_INITIALIZER};
     char *cache = NULL;
-    double t0 = now_seconds();
-    cky_status st = compile_partition(g, o, prog);
-    prog->partition_seconds = now_seconds() - t0;
-    if (!st)
-        st = codegen_cache_dir(o, &cache);
+    double t0 = 0;
+    cky_status st = codegen_cache_dir(o, &cache);
     if (!st && cache)
         st = codegen_mkdirs(cache);
     if (!st && o->dump_dir)
@@ -207,6 +361,13 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     if (st)
         goto done;
     pl.cache = cache;
+    t0 = now_seconds();
+    st = compile_partition(g, o, &pl);
+    prog->partition_seconds = now_seconds() - t0;
+    if (!st && cache && (o->gpu || o->host)) /* only cache keys need it */
+        st = emitter_fingerprint(&pl.emitter);
+    if (st)
+        goto done;
     codegen_nvrtc_version(pl.nvrtc, sizeof pl.nvrtc);
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         for (int k = 0; k < prog->part[f].nkernel; k++) { /* names even when not compiled */

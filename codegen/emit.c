@@ -1,10 +1,11 @@
 /* codegen emit: the source text of one kernel (paper section 4).
  *
- * Each code block becomes a function; its rules, sorted by (L, R, P), become straight-line
- * code: a left or right row is loaded right before its first use, `lr = L + R` is computed
- * once per (L, R) pair, each rule is one `P = max(P, lr + w)` line (the first one of a
- * parent just assigns, max(-inf, x) being x), and a parent is stored (atomic max) right
- * after its last use. A small macro prelude makes the same text CUDA C for NVRTC (one
+ * Each code block becomes a function; its rules, in the order and with the register plan
+ * of schedule.h (parent groups, each sorted by (L, R, P)), become straight-line code: a left
+ * or right row is loaded right before its use (again after an eviction), `lr = L + R` is
+ * computed once per (L, R) pair, each rule is one `P = max(P, lr + w)` line (the first one
+ * of a parent just assigns, max(-inf, x) being x), and a parent is stored (atomic max)
+ * right after its last use. A small macro prelude makes the same text CUDA C for NVRTC (one
  * __global__ kernel choosing its code block by blockIdx.y) and plain C for the host
  * compiler (a function that loops over code blocks and work items). Weights are printed
  * with %.8e (9 significant digits), which reads back as the same float. */
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "schedule.h"
 
 typedef struct text {
     char *buf;
@@ -66,62 +68,6 @@ int codegen_blocks_per_sm(int max_live)
     return 1;
 }
 
-cky_status codegen_ranges_alloc(const int dim[3], int *first[3], int *last[3])
-{
-    for (int a = 0; a < 3; a++) {
-        first[a] = malloc((size_t)(dim[a] ? dim[a] : 1) * sizeof(int));
-        last[a] = malloc((size_t)(dim[a] ? dim[a] : 1) * sizeof(int));
-    }
-    for (int a = 0; a < 3; a++)
-        if (!first[a] || !last[a]) {
-            codegen_ranges_free(first, last);
-            return cky_fail(CKY_ERR_NOMEM, "out of memory");
-        }
-    return CKY_OK;
-}
-
-void codegen_ranges_free(int *first[3], int *last[3])
-{
-    for (int a = 0; a < 3; a++) {
-        free(first[a]);
-        free(last[a]);
-        first[a] = last[a] = NULL;
-    }
-}
-
-int codegen_live_ranges(const codegen_rule *rule, long n, const int dim[3], int *first[3],
-                        int *last[3])
-{
-    for (int a = 0; a < 3; a++)
-        for (int i = 0; i < dim[a]; i++)
-            first[a][i] = last[a][i] = -1;
-    for (long i = 0; i < n; i++) {
-        int row[3] = {rule[i].p, rule[i].l, rule[i].r};
-        for (int a = 0; a < 3; a++) {
-            if (first[a][row[a]] < 0)
-                first[a][row[a]] = (int)i;
-            last[a][row[a]] = (int)i;
-        }
-    }
-    /* live count at rule i = ranges [first, last] covering i; sweep a difference array */
-    int *delta = calloc((size_t)n + 1, sizeof *delta), best = 0, live = 0;
-    if (!delta)
-        return -1;
-    for (int a = 0; a < 3; a++)
-        for (int i = 0; i < dim[a]; i++)
-            if (first[a][i] >= 0) {
-                delta[first[a][i]]++;
-                delta[last[a][i] + 1]--;
-            }
-    for (long i = 0; i < n; i++) {
-        live += delta[i];
-        if (live + 1 > best)
-            best = live + 1; /* + the lr temporary */
-    }
-    free(delta);
-    return best;
-}
-
 void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size)
 {
     snprintf(buf, size, "cky_%s_k%d", codegen_family_name(id), k);
@@ -133,6 +79,14 @@ static const char prelude[] =
     "#define CKY_BLOCK static __device__ __forceinline__ void\n"
     "#define CKY_RESTRICT __restrict__\n"
     "#define CKY_STORE(addr, v) cky_atomic_max(addr, v)\n"
+    "/* VAR = row ROW of workspace BASE for this thread. The address is computed inside the\n"
+    "   asm, from the row as an immediate: the compiler can neither merge a reload with an\n"
+    "   earlier load nor keep one 64-bit address per row alive (the plan reloads evicted\n"
+    "   rows on purpose, to keep register lives short) */\n"
+    "#define CKY_LOAD(var, base, row)                                                  \\\n"
+    "    asm volatile(\"{\\n\\t.reg .u64 a;\\n\\tmad.wide.s32 a, %1, \" #row \", %2;\\n\\t\"   \\\n"
+    "                 \"ld.global.nc.f32 %0, [a];\\n\\t}\"                              \\\n"
+    "                 : \"=f\"(var) : \"r\"((int)(s * 4)), \"l\"(base))\n"
     "/* float max through integer atomics: non-negative floats order like signed ints,\n"
     "   negative ones (sign bit set, -0 and -inf included) reversed like unsigned ints */\n"
     "static __device__ __forceinline__ void cky_atomic_max(float *addr, float v)\n"
@@ -146,50 +100,94 @@ static const char prelude[] =
     "#define CKY_MAX(a, b) ((a) > (b) ? (a) : (b))\n"
     "#define CKY_BLOCK static __attribute__((noinline)) void\n"
     "#define CKY_RESTRICT restrict\n"
+    "#define CKY_LOAD(var, base, row) ((var) = *(const volatile float *)((base) + (row) * s))\n"
     "/* code blocks of one work item run one after the other: a plain max (v is never -0) */\n"
     "#define CKY_STORE(addr, v) (*(addr) = CKY_MAX(*(addr), v))\n"
     "#endif\n";
 
-static void emit_block(text *t, const codegen_partition *p, const char *name, int b,
-                       int *first[3], int *last[3])
+/* Declare `float X<row>, ...;` for the rows of one axis that the block uses. */
+static void emit_declare(text *t, const codegen_rule *rule, long n, int axis, int dim,
+                         char *mark)
+{
+    static const char prefix[3] = {'P', 'L', 'R'};
+    memset(mark, 0, (size_t)dim);
+    for (long i = 0; i < n; i++)
+        mark[axis == 0 ? rule[i].p : axis == 1 ? rule[i].l : rule[i].r] = 1;
+    int col = 0;
+    for (int x = 0; x < dim; x++) {
+        if (!mark[x])
+            continue;
+        if (col == 0)
+            text_printf(t, "    float ");
+        else
+            text_printf(t, ", ");
+        text_printf(t, "%c%d", prefix[axis], x);
+        if (++col == 12) {
+            text_printf(t, ";\n");
+            col = 0;
+        }
+    }
+    if (col)
+        text_printf(t, ";\n");
+}
+
+static cky_status emit_block(text *t, const codegen_partition *p, const char *name, int b,
+                             unsigned char *flags, char *mark)
 {
     const codegen_block *blk = &p->block[b];
     const codegen_rule *rule = p->rule + blk->first;
-    codegen_live_ranges(rule, blk->nrule, p->dim, first, last);
+    int live;
+    long loads;
+    cky_status st = codegen_block_plan(rule, blk->nrule, p->dim, p->shape.live_limit, flags,
+                                       &live, &loads);
+    if (st)
+        return st;
     text_printf(t,
-                "\n/* code block %d: %ld rules, %d left, %d right, %d parent rows, "
+                "\n/* code block %d: %ld rules, %d left, %d right, %d parent rows, %ld loads, "
                 "at most %d values live */\n"
                 "CKY_BLOCK %s_b%d(const float *CKY_RESTRICT left, const float *CKY_RESTRICT "
                 "right, float *CKY_RESTRICT parent, long long s)\n{\n    float lr;\n",
-                b, blk->nrule, blk->nleft, blk->nright, blk->nparent, blk->max_live, name, b);
+                b, blk->nrule, blk->nleft, blk->nright, blk->nparent, loads, live, name, b);
+    for (int a = 0; a < 3; a++)
+        emit_declare(t, rule, blk->nrule, a, p->dim[a], mark);
     for (long i = 0; i < blk->nrule; i++) {
         const codegen_rule *r = &rule[i];
-        if (i == 0 || r->l != rule[i - 1].l || r->r != rule[i - 1].r) {
-            if (first[1][r->l] == i)
-                text_printf(t, "    float L%d = left[%d * s];\n", r->l, r->l);
-            if (first[2][r->r] == i)
-                text_printf(t, "    float R%d = right[%d * s];\n", r->r, r->r);
+        if (flags[i] & PLAN_LOAD_L)
+            text_printf(t, "    CKY_LOAD(L%d, left, %d);\n", r->l, r->l);
+        if (flags[i] & PLAN_LOAD_R)
+            text_printf(t, "    CKY_LOAD(R%d, right, %d);\n", r->r, r->r);
+        if (flags[i] & PLAN_PAIR)
             text_printf(t, "    lr = L%d + R%d;\n", r->l, r->r);
-        }
-        if (first[0][r->p] == i)
-            text_printf(t, "    float P%d = lr + %.8ef;\n", r->p, (double)r->w);
+        if (flags[i] & PLAN_FIRST_P)
+            text_printf(t, "    P%d = lr + %.8ef;\n", r->p, (double)r->w);
         else
             text_printf(t, "    P%d = CKY_MAX(P%d, lr + %.8ef);\n", r->p, r->p, (double)r->w);
-        if (last[0][r->p] == i)
+        if (flags[i] & PLAN_LAST_P)
             text_printf(t, "    CKY_STORE(&parent[%d * s], P%d);\n", r->p, r->p);
     }
     text_printf(t, "}\n");
+    return CKY_OK;
 }
 
-cky_status codegen_emit_kernel(const codegen_partition *p, int k, char **src)
+cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm, char **src)
 {
     const codegen_kernel *kn = &p->kernel[k];
     char name[32];
     codegen_kernel_name(p->family, k, name, sizeof name);
-    int *first[3], *last[3];
-    cky_status st = codegen_ranges_alloc(p->dim, first, last);
-    if (st)
-        return st;
+    long most = 1;
+    int dmax = 1;
+    for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
+        most = p->block[b].nrule > most ? p->block[b].nrule : most;
+    for (int a = 0; a < 3; a++)
+        dmax = p->dim[a] > dmax ? p->dim[a] : dmax;
+    unsigned char *flags = malloc((size_t)most);
+    char *mark = malloc((size_t)dmax);
+    if (!flags || !mark) {
+        free(flags);
+        free(mark);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);
+    }
+    cky_status st = CKY_OK;
     int live = 0;
     for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
         if (p->block[b].max_live > live)
@@ -201,8 +199,8 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, char **src)
                 "rule (p, l, r, w) */\n%s",
                 name, CODEGEN_VERSION, codegen_family_name(p->family), kn->nblock, kn->nrule,
                 prelude);
-    for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
-        emit_block(&t, p, name, b, first, last);
+    for (int b = kn->first_block; b < kn->first_block + kn->nblock && !st; b++)
+        st = emit_block(&t, p, name, b, flags, mark);
     text_printf(&t,
                 "\n#ifdef __CUDACC__\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d, %d)\n"
@@ -212,7 +210,8 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, char **src)
                 "    if (tid >= n)\n        return;\n"
                 "    long long s = stride;\n"
                 "    switch (blockIdx.y) {\n",
-                CODEGEN_THREADS, codegen_blocks_per_sm(live), name);
+                CODEGEN_THREADS, blocks_per_sm > 0 ? blocks_per_sm : codegen_blocks_per_sm(live),
+                name);
     for (int b = 0; b < kn->nblock; b++)
         text_printf(&t, "    case %d: %s_b%d(left + tid, right + tid, parent + tid, s); break;\n",
                     b, name, kn->first_block + b);
@@ -229,10 +228,11 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, char **src)
                     "        %s_b%d(left + t, right + t, parent + t, s);\n",
                     name, b);
     text_printf(&t, "}\n#endif\n");
-    codegen_ranges_free(first, last);
-    if (t.failed) {
+    free(flags);
+    free(mark);
+    if (st || t.failed) {
         free(t.buf);
-        return cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);
+        return st ? st : cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);
     }
     *src = t.buf;
     return CKY_OK;

@@ -29,6 +29,24 @@ int codegen_cache_get_cubin(const char *dir, uint64_t key, unsigned char **cubin
 cky_status codegen_cache_put_cubin(const char *dir, uint64_t key, const unsigned char *cubin,
                                    size_t size, int registers, int spill_bytes);
 
+/* Key of the partition manifest of family `f` cut with the resolved (never automatic)
+ * `shape`: FNV-1a over "partition", CODEGEN_VERSION, the manifest format, the sizes of the
+ * partition's element types, the family id, dims, rule count, rule array bytes and the shape
+ * field by field. The kernel cache keys are derived from it (codegen/compile.c). */
+uint64_t codegen_partition_key(const codegen_family *f, const codegen_shape *shape);
+
+/* Partition manifests: DIR/HASH.part (see cache.c). Lookup returns 1 and fills `out` (free
+ * with codegen_partition_free) when the file is a valid manifest of `key` for family `f`
+ * and `shape`; anything missing, stale, short, corrupt or foreign is a miss (0). */
+int codegen_cache_get_partition(const char *dir, uint64_t key, const codegen_family *f,
+                                const codegen_shape *shape, codegen_partition *out);
+cky_status codegen_cache_put_partition(const char *dir, uint64_t key,
+                                       const codegen_partition *p);
+
+/* Calls of codegen_partition_build made by codegen_compile in this process (manifest
+ * misses and compilations without a cache): lets tests see that a warm start skipped it. */
+long codegen_partition_builds(void);
+
 /* Write `len` bytes to `path` atomically (a temp file in the same folder, then rename). */
 cky_status codegen_write_atomic(const char *path, const void *data, size_t len);
 

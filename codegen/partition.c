@@ -5,19 +5,16 @@
  * vector over the rules of the current sub-cube (codegen_spectral_order), then cut into
  * intervals of about equal rule count, and each interval is cut along the next axis. The
  * same recursion inside each major cube gives its minor cubes. Empty cubes never arise
- * (only occurring rows are ordered), so every rule lands in exactly one block; blocks are
- * then sorted by (L, R, P) for emission. */
+ * (only occurring rows are ordered), so every rule lands in exactly one block; each block is
+ * then put into emission order and planned under the live budget (schedule.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "schedule.h"
 
 #define PARTITION_BLOCK_RULES 1800 /* design page probe: 1,000-2,000 rules per code block */
-/* shape.live_limit: a code block whose (L, R, P) order keeps more values live is halved
- * (P, then R, then L) until it fits. On eng-sm6-shape XX (6x2x2/2x2x2), sm_90 kernels whose
- * blocks had max_live <= ~95 compiled without spills at 128 registers, above ~105 spilled. */
-#define PARTITION_MIN_RULES 128  /* never halve blocks smaller than this */
 
 cky_status codegen_shape_parse(const char *text, codegen_shape *out)
 {
@@ -69,8 +66,6 @@ static int rule_axis(const codegen_rule *r, int axis)
 
 typedef struct cutter {
     const int *dim;
-    int live_limit;
-    int *first[3], *last[3]; /* live-range scratch */
     int *order, *part, *cnt; /* scratch of max(dim) entries */
     codegen_rule *tmp;       /* scratch of nrule entries */
     long *bound;             /* output: cube boundaries, grows */
@@ -89,44 +84,6 @@ static cky_status cutter_push(cutter *c, long end)
     }
     c->bound[c->nbound++] = end;
     return CKY_OK;
-}
-
-static int rule_lrp_cmp(const void *a, const void *b)
-{
-    const codegen_rule *x = a, *y = b;
-    if (x->l != y->l)
-        return x->l < y->l ? -1 : 1;
-    if (x->r != y->r)
-        return x->r < y->r ? -1 : 1;
-    return (x->p > y->p) - (x->p < y->p);
-}
-
-static cky_status cutter_split(cutter *c, codegen_rule *rule, long lo, long hi, int axis,
-                               const int *k);
-
-/* Push the block rules[lo, hi), halved first while its max_live exceeds the limit. */
-static cky_status cutter_refine(cutter *c, codegen_rule *rule, long lo, long hi, int depth)
-{
-    if (c->live_limit <= 0)
-        return cutter_push(c, hi);
-    qsort(rule + lo, (size_t)(hi - lo), sizeof *rule, rule_lrp_cmp);
-    int live = codegen_live_ranges(rule + lo, hi - lo, c->dim, c->first, c->last);
-    if (live <= c->live_limit || hi - lo < 2 * PARTITION_MIN_RULES || depth >= 9)
-        return cutter_push(c, hi);
-    static const int axis_of[3] = {0, 2, 1};
-    int k[3] = {1, 1, 1}, before = c->nbound;
-    k[axis_of[depth % 3]] = 2;
-    cky_status st = cutter_split(c, rule, lo, hi, 0, k);
-    if (st)
-        return st;
-    long end[2] = {hi, hi}; /* the halves' ends, popped and refined in turn */
-    int parts = c->nbound - before;
-    for (int i = 0; i < parts; i++)
-        end[i] = c->bound[before + i];
-    c->nbound = before;
-    for (int i = 0; i < parts && !st; i++)
-        st = cutter_refine(c, rule, i ? end[i - 1] : lo, end[i], depth + 1);
-    return st;
 }
 
 /* Cut rules[lo, hi) along axes `axis`..2 into k[axis] x .. intervals; each resulting cube
@@ -226,15 +183,20 @@ static double naive_reload(const codegen_rule *rule, long n, const int dim[3], c
 static cky_status partition_stats(codegen_partition *p, const long *major_end, int nmajor,
                                   const long *block_end, const int *block_kernel)
 {
-    int *stamp[3] = {NULL, NULL, NULL}, *first[3], *last[3];
-    cky_status st = codegen_ranges_alloc(p->dim, first, last);
-    if (st)
-        return st;
-    for (int a = 0; a < 3; a++)
+    int *stamp[3] = {NULL, NULL, NULL};
+    long most = 1; /* rules of the largest block */
+    for (int b = 0; b < p->nblock; b++)
+        if (block_end[b] - (b ? block_end[b - 1] : 0) > most)
+            most = block_end[b] - (b ? block_end[b - 1] : 0);
+    unsigned char *flags = malloc((size_t)most);
+    cky_status st = flags ? CKY_OK : cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (int a = 0; a < 3 && !st; a++)
         if (!(stamp[a] = malloc((size_t)(p->dim[a] ? p->dim[a] : 1) * sizeof(int)))) {
             st = cky_fail(CKY_ERR_NOMEM, "out of memory");
             goto done;
         }
+    if (st)
+        goto done;
     for (int a = 0; a < 3; a++)
         for (int i = 0; i < p->dim[a]; i++)
             stamp[a][i] = -1;
@@ -251,13 +213,15 @@ static cky_status partition_stats(codegen_partition *p, const long *major_end, i
     used = rows[0] + rows[1] + rows[2];
     p->reload_rate = used ? (double)loads / used : 0;
     p->naive_reload_rate = naive_reload(p->rule, p->nrule, p->dim, p->shape.major, used);
-    for (int b = 0; b < p->nblock; b++) {
+    for (int b = 0; b < p->nblock && !st; b++) {
         long lo = b ? block_end[b - 1] : 0, n = block_end[b] - lo;
         codegen_block *blk = &p->block[b];
-        qsort(p->rule + lo, (size_t)n, sizeof *p->rule, rule_lrp_cmp);
         count_rows(p->rule + lo, n, stamp, nmajor + 1 + b, rows);
-        *blk = (codegen_block){lo, n, rows[1], rows[2], rows[0], 0};
-        blk->max_live = codegen_live_ranges(p->rule + lo, n, p->dim, first, last);
+        *blk = (codegen_block){lo, n, rows[1], rows[2], rows[0], 0, 0};
+        if ((st = codegen_block_order(p->rule + lo, n, p->dim, p->shape.live_limit)) ||
+            (st = codegen_block_plan(p->rule + lo, n, p->dim, p->shape.live_limit, flags,
+                                     &blk->max_live, &blk->loads)))
+            break;
         if (blk->max_live > p->max_live)
             p->max_live = blk->max_live;
         codegen_kernel *kn = &p->kernel[block_kernel[b]];
@@ -265,7 +229,7 @@ static cky_status partition_stats(codegen_partition *p, const long *major_end, i
             kn->first_block = b;
     }
 done:
-    codegen_ranges_free(first, last);
+    free(flags);
     for (int a = 0; a < 3; a++)
         free(stamp[a]);
     return st;
@@ -276,10 +240,12 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
 {
     memset(out, 0, sizeof *out);
     if (!shape.major[0] || !shape.major[1] || !shape.major[2]) {
-        int limit = shape.live_limit;
+        int budget = shape.live_limit;
         shape = codegen_shape_auto(f->nrule);
-        shape.live_limit = limit;
+        shape.live_limit = budget;
     }
+    if (shape.live_limit <= 0)
+        shape.live_limit = CODEGEN_LIVE_BUDGET;
     out->family = f->id;
     memcpy(out->dim, f->dim, sizeof out->dim);
     out->shape = shape;
@@ -287,15 +253,14 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
     int dmax = 1;
     for (int a = 0; a < 3; a++)
         dmax = f->dim[a] > dmax ? f->dim[a] : dmax;
-    cutter c = {f->dim, shape.live_limit, {NULL, NULL, NULL}, {NULL, NULL, NULL}, malloc((size_t)dmax * sizeof(int)), malloc((size_t)dmax * sizeof(int)),
+    cutter c = {f->dim, malloc((size_t)dmax * sizeof(int)), malloc((size_t)dmax * sizeof(int)),
                 malloc((size_t)dmax * sizeof(int)),
                 malloc((size_t)(f->nrule ? f->nrule : 1) * sizeof(codegen_rule)), NULL, 0, 0};
     out->rule = malloc((size_t)(f->nrule ? f->nrule : 1) * sizeof *out->rule);
     long *major_end = NULL;
     int *block_kernel = NULL, nmajor = 0;
     cky_status st = CKY_OK;
-    if (!c.order || !c.part || !c.cnt || !c.tmp || !out->rule ||
-        codegen_ranges_alloc(f->dim, c.first, c.last)) {
+    if (!c.order || !c.part || !c.cnt || !c.tmp || !out->rule) {
         st = cky_fail(CKY_ERR_NOMEM, "out of memory partitioning %ld rules", f->nrule);
         goto done;
     }
@@ -306,24 +271,8 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
     major_end = c.bound;
     c.bound = NULL;
     c.nbound = c.cap = 0;
-    for (int k = 0; k < nmajor && !st; k++) { /* minor cubes, then halve crowded ones */
-        int before = c.nbound;
+    for (int k = 0; k < nmajor && !st; k++) /* minor cubes */
         st = cutter_split(&c, out->rule, k ? major_end[k - 1] : 0, major_end[k], 0, shape.minor);
-        int n = c.nbound - before;
-        long *end = malloc((size_t)(n ? n : 1) * sizeof *end);
-        if (!st && !end)
-            st = cky_fail(CKY_ERR_NOMEM, "out of memory");
-        if (st) {
-            free(end);
-            break;
-        }
-        memcpy(end, c.bound + before, (size_t)n * sizeof *end);
-        c.nbound = before;
-        for (int i = 0; i < n && !st; i++)
-            st = cutter_refine(&c, out->rule, i ? end[i - 1] : (k ? major_end[k - 1] : 0),
-                               end[i], 0);
-        free(end);
-    }
     if (st)
         goto done;
     if (!(block_kernel = malloc((size_t)(c.nbound ? c.nbound : 1) * sizeof *block_kernel))) {
@@ -345,7 +294,6 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
     }
     st = partition_stats(out, major_end, nmajor, c.bound, block_kernel);
 done:
-    codegen_ranges_free(c.first, c.last);
     free(c.order);
     free(c.part);
     free(c.cnt);

@@ -7,24 +7,32 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../kernels/gpu.h"
 #include "cpu.h"
+#include "gpu.h"
 #include "ref.h"
 
 struct parser {
     const grammar *g;
     parser_options opt;
     cpu_engine *cpu; /* engine cpu */
+    gpu_engine *gpu; /* engine gpu */
 };
 
 parser_options parser_default_options(void)
 {
-    return (parser_options){PARSER_ENGINE_REF, VITERBI_EXACT, 0, 200};
+    return (parser_options){PARSER_ENGINE_REF, VITERBI_EXACT, 0, 200, 0};
 }
+
+parser_engine parser_default_engine(void)
+{
+    return gpu_count() > 0 ? PARSER_ENGINE_GPU : PARSER_ENGINE_CPU;
+}
+
+struct gpu_engine *parser_gpu(const parser *p) { return p->gpu; }
 
 cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
 {
-    if (opt->engine == PARSER_ENGINE_GPU)
-        return cky_fail(CKY_ERR_UNSUPPORTED, "the gpu engine is not available in this build");
     if (opt->max_length < 1)
         return cky_fail(CKY_ERR_ARG, "max length must be at least 1 (got %d)", opt->max_length);
     parser *p = calloc(1, sizeof *p);
@@ -36,12 +44,14 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         p->opt.threads = cores > 0 ? (int)cores : 1;
     }
-    if (opt->engine == PARSER_ENGINE_CPU) {
-        cky_status st = cpu_engine_new(g, p->opt.threads, 0, &p->cpu);
-        if (st) {
-            free(p);
-            return st;
-        }
+    cky_status st = CKY_OK;
+    if (opt->engine == PARSER_ENGINE_CPU)
+        st = cpu_engine_new(g, p->opt.threads, 0, &p->cpu);
+    else if (opt->engine == PARSER_ENGINE_GPU)
+        st = gpu_engine_new(g, opt->device, 0, &p->gpu);
+    if (st) {
+        free(p);
+        return st;
     }
     *out = p;
     return CKY_OK;
@@ -52,6 +62,7 @@ void parser_free(parser *p)
     if (!p)
         return;
     cpu_engine_free(p->cpu);
+    gpu_engine_free(p->gpu);
     free(p);
 }
 
@@ -149,6 +160,66 @@ static cky_status parse_cpu(parser *p, const sentence *s, int n, parse_result *o
     return st;
 }
 
+/* A result from a GPU extraction array (exact back-trace) or from the chart (berkeley). */
+static void finish_gpu(const parser *p, const sentence *s, double root, const viterbi_node *nodes,
+                       const chart *c, parse_result *r)
+{
+    if (root == -INFINITY) {
+        r->outcome = PARSE_NO_PARSE;
+        return;
+    }
+    if (c) {
+        finish_result(p, c, s->words, r);
+        return;
+    }
+    tree *t;
+    if (viterbi_array_to_tree(p->g, nodes, s->n, s->words, &t)) {
+        fail_result(r);
+        return;
+    }
+    r->outcome = PARSE_OK;
+    r->score = root;
+    r->tree = viterbi_unannotate(t);
+}
+
+/* The gpu engine parses the whole batch and extracts the trees on the device (the Berkeley
+ * back-trace runs on the host, over charts copied back). */
+static cky_status parse_gpu(parser *p, const sentence *s, int n, parse_result *out, int todo)
+{
+    if (todo == 0)
+        return CKY_OK;
+    sentence *batch = calloc((size_t)todo, sizeof *batch);
+    int *index = calloc((size_t)todo, sizeof *index);
+    double *root = calloc((size_t)todo, sizeof *root);
+    viterbi_node **nodes = calloc((size_t)todo, sizeof *nodes);
+    chart **charts = p->opt.backtrace == VITERBI_BERKELEY ? calloc((size_t)todo, sizeof *charts)
+                                                          : NULL;
+    cky_status st = !batch || !index || !root || !nodes ||
+                            (p->opt.backtrace == VITERBI_BERKELEY && !charts)
+                        ? cky_fail(CKY_ERR_NOMEM, "out of memory")
+                        : CKY_OK;
+    int m = 0;
+    for (int k = 0; k < n && !st; k++)
+        if (out[k].outcome == PARSE_OK) {
+            index[m] = k;
+            batch[m++] = s[k];
+        }
+    if (!st)
+        st = gpu_engine_parse(p->gpu, batch, m, root, nodes, charts);
+    for (int k = 0; k < m && !st; k++) {
+        finish_gpu(p, &batch[k], root[k], nodes[k], charts ? charts[k] : NULL, &out[index[k]]);
+        free(nodes[k]);
+        if (charts)
+            chart_free(charts[k]);
+    }
+    free(batch);
+    free(index);
+    free(root);
+    free(nodes);
+    free(charts);
+    return st;
+}
+
 cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
 {
     int todo = 0;
@@ -164,6 +235,8 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
     }
     if (p->cpu)
         return parse_cpu(p, s, n, out, todo);
+    if (p->gpu)
+        return parse_gpu(p, s, n, out, todo);
     job jb = {p, s, out, n, 0, PTHREAD_MUTEX_INITIALIZER};
     int nthreads = p->opt.threads < todo ? p->opt.threads : todo;
     if (nthreads <= 1) {

@@ -20,9 +20,10 @@ typedef struct parser_options {
     viterbi_mode backtrace;
     int threads;    /* CPU worker threads (0: one per core) */
     int max_length; /* longer sentences are not parsed (PARSE_TOO_LONG) */
+    int device;     /* CUDA device of the gpu engine */
 } parser_options;
 
-/* Defaults: engine ref, exact back-trace, one thread per core, max length 200. */
+/* Defaults: engine ref, exact back-trace, one thread per core, max length 200, device 0. */
 parser_options parser_default_options(void);
 
 typedef enum parse_outcome {
@@ -42,6 +43,9 @@ typedef struct parse_result {
 
 typedef struct parser parser;
 
+/* The engine to use when none is asked for: gpu where a CUDA device is usable, else cpu. */
+parser_engine parser_default_engine(void);
+
 /* A parser for grammar g (which must outlive it). Fails with CKY_ERR_NO_DEVICE for the gpu
  * engine on a machine without one. */
 cky_status parser_new(const grammar *g, const parser_options *opt, parser **out);
@@ -53,6 +57,9 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out);
 
 /* Release what a result holds. */
 void parse_result_clear(parse_result *r);
+
+/* The gpu engine of a parser (NULL for the other engines), for statistics. */
+struct gpu_engine *parser_gpu(const parser *p);
 
 void parser_free(parser *p);
 

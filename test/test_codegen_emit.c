@@ -84,7 +84,7 @@ Test(codegen_emit, host_build_matches_plain_loop)
     }
     for (int k = 0; k < p.nkernel; k++) {
         char *src = NULL, name[32];
-        cr_assert_eq(codegen_emit_kernel(&p, k, &src), CKY_OK);
+        cr_assert_eq(codegen_emit_kernel(&p, k, 0, &src), CKY_OK);
         codegen_kernel_name(CODEGEN_XX, k, name, sizeof name);
         void *handle = NULL;
         codegen_host_fn fn = NULL;
@@ -124,7 +124,7 @@ Test(codegen_emit, nvrtc_compiles_sm90_cubin)
     codegen_partition p;
     cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
     char *src = NULL;
-    cr_assert_eq(codegen_emit_kernel(&p, 0, &src), CKY_OK);
+    cr_assert_eq(codegen_emit_kernel(&p, 0, 0, &src), CKY_OK);
     cr_assert(strstr(src, "__launch_bounds__(128, 4)"));
     unsigned char *cubin = NULL;
     size_t size = 0;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../codegen/internal.h"
+#include "../codegen/schedule.h"
 #include "test_codegen_synth.h"
 
 static int rule_cmp(const void *a, const void *b)
@@ -67,11 +68,22 @@ static void check_partition(const codegen_family *f, const codegen_partition *p)
             const codegen_block *blk = &p->block[b];
             cr_assert_eq(blk->first, covered + in_blocks);
             cr_assert_gt(blk->nrule, 0, "empty block %d", b);
+            /* emission order: runs sorted by (L, R, P), one per group of parent rows,
+             * the groups' rows ascending and disjoint */
+            int seg_min = p->rule[blk->first].p, seg_max = seg_min, prev_max = -1;
             for (long i = blk->first + 1; i < blk->first + blk->nrule; i++) {
                 const codegen_rule *x = &p->rule[i - 1], *y = &p->rule[i];
-                cr_assert(x->l < y->l || (x->l == y->l && (x->r < y->r ||
-                          (x->r == y->r && x->p < y->p))), "block %d not in (L, R, P) order", b);
+                int sorted = x->l < y->l || (x->l == y->l && (x->r < y->r ||
+                             (x->r == y->r && x->p < y->p)));
+                if (!sorted) {
+                    cr_assert_gt(seg_min, prev_max, "block %d: parent groups overlap", b);
+                    prev_max = seg_max;
+                    seg_min = seg_max = y->p;
+                }
+                seg_min = y->p < seg_min ? y->p : seg_min;
+                seg_max = y->p > seg_max ? y->p : seg_max;
             }
+            cr_assert_gt(seg_min, prev_max, "block %d: parent groups overlap", b);
             in_blocks += blk->nrule;
         }
         cr_assert_eq(in_blocks, kn->nrule);
@@ -100,7 +112,7 @@ Test(codegen_partition, every_rule_exactly_once)
     cr_assert_eq(codegen_shape_parse("1x1x1/1x1x1", &shapes[1]), CKY_OK);
     memset(&shapes[2], 0, sizeof shapes[2]); /* automatic */
     shapes[3] = shapes[0];
-    shapes[3].live_limit = 40; /* halve crowded blocks */
+    shapes[3].live_limit = 40; /* a tight live budget: parent groups and reloads */
     for (int s = 0; s < 4; s++) {
         codegen_partition p;
         cr_assert_eq(codegen_partition_build(&f, shapes[s], &p), CKY_OK);
@@ -108,9 +120,11 @@ Test(codegen_partition, every_rule_exactly_once)
         cr_assert_gt(p.reload_rate, 0.99);
         cr_assert_gt(p.max_live, 2);
         if (s == 3)
-            for (int b = 0; b < p.nblock; b++)
-                cr_assert(p.block[b].max_live <= 40 || p.block[b].nrule < 256,
-                          "block %d: max_live %d", b, p.block[b].max_live);
+            for (int b = 0; b < p.nblock; b++) {
+                cr_assert_leq(p.block[b].max_live, 40, "block %d: max_live %d", b,
+                              p.block[b].max_live);
+                cr_assert_geq(p.block[b].loads, p.block[b].nleft + p.block[b].nright);
+            }
         if (s == 0) {
             cr_assert_eq(p.nkernel, 12);
             cr_assert_leq(p.nblock, 96);
@@ -139,19 +153,58 @@ Test(codegen_partition, same_partition_twice)
     codegen_family_free(&f);
 }
 
-Test(codegen_partition, live_ranges)
+Test(codegen_partition, block_plan)
 {
-    /* L0 R0 -> P0, L0 R1 -> P1, L1 R1 -> P0: P0 spans all, L0 0..1, R0 0, R1 1..2, L1 2 */
+    /* in emission order: L0 R0 -> P0, L0 R1 -> P1, L1 R1 -> P0 */
     codegen_rule r[3] = {{0, 0, 0, -1}, {1, 0, 1, -1}, {0, 1, 1, -1}};
-    int dim[3] = {2, 2, 2}, *first[3], *last[3];
-    cr_assert_eq(codegen_ranges_alloc(dim, first, last), CKY_OK);
-    int live = codegen_live_ranges(r, 3, dim, first, last);
-    /* rule 1: P0, P1, L0, R1 live (+ lr) = 5 */
+    int dim[3] = {2, 2, 2}, live;
+    long loads;
+    unsigned char f[3];
+    cr_assert_eq(codegen_block_plan(r, 3, dim, 64, f, &live, &loads), CKY_OK);
+    cr_assert_eq(f[0], PLAN_LOAD_L | PLAN_LOAD_R | PLAN_PAIR | PLAN_FIRST_P);
+    cr_assert_eq(f[1], PLAN_LOAD_R | PLAN_PAIR | PLAN_FIRST_P | PLAN_LAST_P);
+    cr_assert_eq(f[2], PLAN_LOAD_L | PLAN_PAIR | PLAN_LAST_P);
+    cr_assert_eq(loads, 4);
+    /* rule 1: P0, P1, R1, L0 and lr (R0's slot was freed after its last use) */
     cr_assert_eq(live, 5);
-    cr_assert_eq(first[0][0], 0);
-    cr_assert_eq(last[0][0], 2);
-    cr_assert_eq(last[2][0], 0);
-    codegen_ranges_free(first, last);
+}
+
+Test(codegen_partition, block_plan_reloads_under_a_tight_budget)
+{
+    /* one parent, right rows 0..9 used twice in two left runs: with room for 2 cached
+     * right rows, the second run reloads; with room for all, it does not */
+    codegen_rule r[20];
+    for (int i = 0; i < 20; i++)
+        r[i] = (codegen_rule){0, i / 10, i % 10, -1};
+    int dim[3] = {1, 2, 10}, live;
+    long loads;
+    unsigned char f[20];
+    cr_assert_eq(codegen_block_plan(r, 20, dim, 64, f, &live, &loads), CKY_OK);
+    cr_assert_eq(loads, 2 + 10);
+    cr_assert_eq(codegen_block_plan(r, 20, dim, 5, f, &live, &loads), CKY_OK);
+    cr_assert_leq(live, 5);
+    cr_assert_gt(loads, 2 + 10);
+    for (int i = 10; i < 20; i++) /* Belady keeps the rows needed soonest: some hit */
+        if (!(f[i] & PLAN_LOAD_R))
+            return;
+    cr_assert_fail("no right row survived to the second run");
+}
+
+Test(codegen_partition, block_order_groups_parents)
+{
+    codegen_family f;
+    synth_family(&f, 80, 3000, 7);
+    int budget = 16;
+    cr_assert_eq(codegen_block_order(f.rule, f.nrule, f.dim, budget), CKY_OK);
+    /* groups of consecutive parent rows, each group sorted by (L, R, P) */
+    int groups = 1;
+    for (long i = 1; i < f.nrule; i++) {
+        const codegen_rule *a = &f.rule[i - 1], *b = &f.rule[i];
+        int same = a->l < b->l || (a->l == b->l && (a->r < b->r || (a->r == b->r && a->p <= b->p)));
+        groups += !same;
+    }
+    cr_assert_gt(groups, 1);
+    codegen_family_free(&f);
 }
 
 Test(codegen_partition, weight_literal_round_trips)

@@ -1,0 +1,211 @@
+/* cky bench: parse a file on the GPU after a warm-up and report throughput, rule evaluations
+ * against the GPU's measured add+max peak, and where the time goes. */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../codegen/codegen.h"
+#include "../kernels/peak.h"
+#include "../parser/gpu.h"
+#include "../parser/parser.h"
+#include "../util/io.h"
+#include "cli.h"
+
+static const char usage_text[] =
+    "usage: cky bench -g GRAMMAR -i FILE [--max-length N] [--repeat K] [--json]\n"
+    "\n"
+    "Parse the sentences of FILE (one per line) with the gpu engine: a warm-up pass, then K\n"
+    "timed passes end to end (charts, trees on the GPU, un-annotation on the host; nothing is\n"
+    "written), then one more pass with CUDA events around every stage. Prints sentences,\n"
+    "words, wall time, sentences/s, words/s, rule evaluations (work items x rules of the\n"
+    "kernels they ran through) and their rate, the GPU's peak for one add and one max per\n"
+    "rule (measured here by a micro-benchmark), the fraction of it reached, end to end and\n"
+    "by the XX kernels alone, and the time per stage.\n"
+    "\n"
+    "options:\n"
+    "  -g, --grammar GRAMMAR   a Berkeley .gr file or text-export prefix\n"
+    "  -i, --input FILE        sentences, one per line (plain or gzipped)\n"
+    "      --max-length N      only sentences of at most N words (default 40)\n"
+    "      --repeat K          timed passes (default 3); the best is reported\n"
+    "      --device N          CUDA device (default 0)\n"
+    "      --json              one JSON object instead of the table\n"
+    "  -h, --help              this help\n";
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The sentences of 1..maxlen words of a file. */
+static int read_sentences(const char *path, int maxlen, sentence **out, int *n, long *words)
+{
+    io_lines *in;
+    if (io_lines_open(path, &in))
+        return cli_error("bench", "%s", cky_last_error());
+    sentence *s = NULL;
+    int cap = 0;
+    char *line;
+    size_t len;
+    *n = 0;
+    *words = 0;
+    cky_status st;
+    while (!(st = io_lines_next(in, &line, &len)) && line) {
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 1024;
+            sentence *b = realloc(s, (size_t)cap * sizeof *b);
+            if (!b) {
+                st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+                break;
+            }
+            s = b;
+        }
+        if ((st = sentence_from_line(line, len, &s[*n])))
+            break;
+        if (s[*n].n >= 1 && s[*n].n <= maxlen)
+            *words += s[(*n)++].n;
+        else
+            sentence_free(&s[*n]);
+    }
+    io_lines_close(in);
+    *out = s;
+    if (st)
+        return cli_error("bench", "%s", cky_last_error());
+    return 0;
+}
+
+/* One pass over all sentences; returns its wall time or -1. */
+static double pass(parser *p, const sentence *s, int n, parse_result *r)
+{
+    double t0 = now_seconds();
+    if (parser_parse(p, s, n, r)) {
+        cli_error("bench", "%s", cky_last_error());
+        return -1;
+    }
+    double t = now_seconds() - t0;
+    for (int k = 0; k < n; k++)
+        parse_result_clear(&r[k]);
+    return t;
+}
+
+int cli_bench(int argc, char **argv)
+{
+    enum { OPT_MAXLEN = 256, OPT_REPEAT, OPT_JSON, OPT_DEVICE };
+    static const struct option longs[] = {
+        {"grammar", required_argument, 0, 'g'},        {"input", required_argument, 0, 'i'},
+        {"max-length", required_argument, 0, OPT_MAXLEN},
+        {"repeat", required_argument, 0, OPT_REPEAT}, {"device", required_argument, 0, OPT_DEVICE},
+        {"json", no_argument, 0, OPT_JSON},           {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    const char *gpath = NULL, *input = NULL;
+    int maxlen = 40, repeat = 3, json = 0, c;
+    parser_options popt = parser_default_options();
+    popt.engine = PARSER_ENGINE_GPU;
+    optind = 1;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":g:i:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'g': gpath = optarg; break;
+        case 'i': input = optarg; break;
+        case OPT_MAXLEN: maxlen = atoi(optarg); break;
+        case OPT_REPEAT: repeat = atoi(optarg); break;
+        case OPT_DEVICE: popt.device = atoi(optarg); break;
+        case OPT_JSON: json = 1; break;
+        case 'h': fputs(usage_text, stdout); return 0;
+        case ':': return cli_usage_error("bench", "option %s needs a value", argv[optind - 1]);
+        default: return cli_usage_error("bench", "unknown option %s", argv[optind - 1]);
+        }
+    }
+    if (!gpath || !input)
+        return cli_usage_error("bench", "give a grammar (-g) and an input file (-i)");
+    if (maxlen < 1 || repeat < 1 || popt.device < 0)
+        return cli_usage_error("bench", "--max-length and --repeat take positive numbers");
+    popt.max_length = maxlen;
+    sentence *s = NULL;
+    int n = 0, rc = 0;
+    long words = 0;
+    grammar *g = NULL;
+    parser *p = NULL;
+    parse_result *r = NULL;
+    if ((rc = read_sentences(input, maxlen, &s, &n, &words)))
+        goto done;
+    if (n == 0) {
+        rc = cli_error("bench", "%s: no sentence of 1 to %d words", input, maxlen);
+        goto done;
+    }
+    double t0 = now_seconds();
+    if (grammar_load(gpath, &g) || parser_new(g, &popt, &p)) {
+        rc = cli_error("bench", "%s", cky_last_error());
+        goto done;
+    }
+    double setup = now_seconds() - t0;
+    gpu_engine *e = parser_gpu(p);
+    if (!(r = calloc((size_t)n, sizeof *r))) {
+        rc = cli_error("bench", "out of memory");
+        goto done;
+    }
+    double warm = pass(p, s, n, r), best = INFINITY;
+    gpu_stats before = *gpu_engine_stats(e);
+    for (int k = 0; k < repeat && warm >= 0; k++) {
+        double t = pass(p, s, n, r);
+        if (t < 0) {
+            warm = -1;
+            break;
+        }
+        best = t < best ? t : best;
+    }
+    gpu_stats after = *gpu_engine_stats(e);
+    gpu_engine_profile(e, 1);
+    double profiled = warm < 0 ? -1 : pass(p, s, n, r);
+    gpu_stats prof = *gpu_engine_stats(e);
+    double peak = 0;
+    if (warm < 0 || profiled < 0 || kpeak_add_max(300, &peak, NULL)) {
+        rc = warm < 0 || profiled < 0 ? 1 : cli_error("bench", "%s", cky_last_error());
+        goto done;
+    }
+    double evals = (after.rule_evaluations - before.rule_evaluations) / repeat;
+    double stage[GPU_NSTAGE];
+    for (int k = 0; k < GPU_NSTAGE; k++)
+        stage[k] = prof.seconds[k] - after.seconds[k];
+    double xx_evals = prof.family_evaluations[CODEGEN_XX] - after.family_evaluations[CODEGEN_XX];
+    double xx_rate = stage[GPU_STAGE_XX] > 0 ? xx_evals / stage[GPU_STAGE_XX] : 0;
+    if (json) {
+        printf("{\"grammar\": \"%s\", \"input\": \"%s\", \"device\": \"%s\", \"sentences\": %d, "
+               "\"words\": %ld, \"max_length\": %d, \"setup_seconds\": %.3f, "
+               "\"warmup_seconds\": %.4f, \"seconds\": %.4f, \"sentences_per_second\": %.1f, "
+               "\"words_per_second\": %.1f, \"rule_evaluations\": %.6g, "
+               "\"rule_evaluations_per_second\": %.6g, \"peak_per_second\": %.6g, "
+               "\"fraction_of_peak\": %.4f, \"xx_rule_evaluations_per_second\": %.6g, "
+               "\"xx_fraction_of_peak\": %.4f, \"stage_seconds\": {",
+               gpath, input, gpu_engine_device(e), n, words, maxlen, setup, warm, best,
+               n / best, words / best, evals, evals / best, peak, evals / best / peak, xx_rate,
+               xx_rate / peak);
+        for (int k = 0; k < GPU_NSTAGE; k++)
+            printf("%s\"%s\": %.4f", k ? ", " : "", gpu_stage_name((gpu_stage)k), stage[k]);
+        printf("}, \"profiled_pass_seconds\": %.4f}\n", profiled);
+    } else {
+        printf("grammar      %s\ninput        %s (%d sentences of 1..%d words, %ld words)\n"
+               "device       %s\nsetup        %.2f s (grammar, kernels from the cache)\n"
+               "warm-up      %.3f s\nbest of %d   %.3f s: %.1f sentences/s, %.0f words/s\n"
+               "rule evals   %.4g per pass, %.4g /s = %.1f%% of the add+max peak %.4g /s\n"
+               "XX kernels   %.4g /s = %.1f%% of peak\n"
+               "stages (profiled pass, %.3f s; device stages by CUDA events):\n",
+               gpath, input, n, maxlen, words, gpu_engine_device(e), setup, warm, repeat, best,
+               n / best, words / best, evals, evals / best, 100 * evals / best / peak, peak,
+               xx_rate, 100 * xx_rate / peak, profiled);
+        for (int k = 0; k < GPU_NSTAGE; k++)
+            printf("  %-15s %8.4f s\n", gpu_stage_name((gpu_stage)k), stage[k]);
+    }
+done:
+    for (int k = 0; k < n; k++)
+        sentence_free(&s[k]);
+    free(s);
+    free(r);
+    parser_free(p);
+    grammar_free(g);
+    return rc;
+}

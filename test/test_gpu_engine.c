@@ -1,0 +1,120 @@
+/* The GPU engine against the CPU generated path: bit-identical charts (both layers, every
+ * cell), identical root scores and extraction arrays, whatever the workspace width, and the
+ * same bits twice. Skipped without a CUDA device. CKY_GPU_TEST_GRAMMAR=PATH and
+ * CKY_GPU_TEST_MAXLEN=N run the chart comparison on another grammar (device runs). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/gpu.h"
+#include "../parser/cpu.h"
+#include "../parser/gpu.h"
+#include "../util/io.h"
+
+#define MAXSENT 24
+
+static void need_gpu(void)
+{
+    if (gpu_count() == 0)
+        cr_skip_test("no CUDA device: the GPU engine is not tested here");
+    setenv("CKY_CACHE", CKY_BUILD "/test-cache", 1);
+}
+
+/* Every `step`-th dev sentence of 1..maxlen words, at most `want`. */
+static int dev_sentences(int want, int maxlen, int step, sentence *out)
+{
+    io_lines *in;
+    cr_assert_eq(io_lines_open(CKY_SHARED "/data/ptb-sample/dev.txt", &in), CKY_OK);
+    char *line;
+    size_t len;
+    int n = 0, seen = 0;
+    while (n < want && !io_lines_next(in, &line, &len) && line) {
+        sentence s;
+        cr_assert_eq(sentence_from_line(line, len, &s), CKY_OK);
+        if (s.n >= 1 && s.n <= maxlen && seen++ % step == 0)
+            out[n++] = s;
+        else
+            sentence_free(&s);
+    }
+    io_lines_close(in);
+    return n;
+}
+
+/* Parse with the GPU engine at `width` and with the CPU engine; compare everything. */
+static void check_grammar(const char *spec, int nsent, int maxlen, int step, int width)
+{
+    need_gpu();
+    grammar *g;
+    cr_assert_eq(grammar_load(spec, &g), CKY_OK, "%s", cky_last_error());
+    sentence s[MAXSENT];
+    int n = dev_sentences(nsent < MAXSENT ? nsent : MAXSENT, maxlen, step, s);
+    cr_assert_gt(n, 0);
+    cpu_engine *cpu;
+    cr_assert_eq(cpu_engine_new(g, 0, 0, &cpu), CKY_OK, "%s", cky_last_error());
+    chart *want[MAXSENT];
+    cr_assert_eq(cpu_engine_parse(cpu, s, n, want), CKY_OK, "%s", cky_last_error());
+    gpu_engine *gpu;
+    cr_assert_eq(gpu_engine_new(g, 0, width, &gpu), CKY_OK, "%s", cky_last_error());
+    for (int run = 0; run < 2; run++) { /* the same bits twice */
+        double root[MAXSENT];
+        viterbi_node *nodes[MAXSENT];
+        chart *got[MAXSENT];
+        cr_assert_eq(gpu_engine_parse(gpu, s, n, root, nodes, got), CKY_OK, "%s",
+                     cky_last_error());
+        for (int k = 0; k < n; k++) {
+            char msg[256];
+            cr_assert_eq(chart_compare(got[k], want[k], msg, sizeof msg), 0,
+                         "%s, sentence %d (%d words): %s", spec, k, s[k].n, msg);
+            double r = chart_post(want[k], 0, s[k].n)[g->sub_offset[0]];
+            cr_assert(root[k] == r, "sentence %d: root %.9g, cpu %.9g", k, root[k], r);
+            if (r == -INFINITY) {
+                cr_assert_null(nodes[k]);
+            } else {
+                viterbi_node *ref = malloc((2 * (size_t)s[k].n - 1) * sizeof *ref);
+                cr_assert_eq(viterbi_extract_array(g, want[k], ref), CKY_OK);
+                cr_assert_eq(memcmp(ref, nodes[k], (2 * (size_t)s[k].n - 1) * sizeof *ref), 0,
+                             "sentence %d: trees differ", k);
+                free(ref);
+            }
+            free(nodes[k]);
+            chart_free(got[k]);
+        }
+    }
+    const gpu_stats *st = gpu_engine_stats(gpu);
+    cr_assert_eq(st->sentences, 2L * n);
+    cr_assert_gt(st->rule_evaluations, 0);
+    gpu_engine_free(gpu);
+    cpu_engine_free(cpu);
+    for (int k = 0; k < n; k++) {
+        chart_free(want[k]);
+        sentence_free(&s[k]);
+    }
+    grammar_free(g);
+}
+
+Test(gpu_engine, charts_bit_identical_sample_sm1, .timeout = 300)
+{
+    check_grammar(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 12, 25, 1, 0);
+}
+
+/* 37 work items per workspace: many chunks per span, partial tiles everywhere */
+Test(gpu_engine, narrow_workspace_sample_sm1, .timeout = 300)
+{
+    check_grammar(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3, 37);
+}
+
+Test(gpu_engine, charts_bit_identical_sample_sm3_native, .timeout = 600)
+{
+    check_grammar(CKY_SHARED "/grammars/sample-sm3/sample-sm3.gr", 6, 20, 5, 0);
+}
+
+/* A grammar named by the environment (device runs: sample-sm5, sample-sm6). */
+Test(gpu_engine, charts_bit_identical_env_grammar, .timeout = 1800)
+{
+    const char *spec = getenv("CKY_GPU_TEST_GRAMMAR");
+    if (!spec)
+        cr_skip_test("set CKY_GPU_TEST_GRAMMAR to compare another grammar's charts");
+    const char *ml = getenv("CKY_GPU_TEST_MAXLEN");
+    check_grammar(spec, 16, ml ? atoi(ml) : 30, 7, 0);
+}
