@@ -8,7 +8,9 @@
  *   3. emission: one source text per kernel, valid CUDA C for NVRTC and valid C for the
  *      host compiler; each rule is one line `P = max(P, LR + w)`;
  *   4. compilation: NVRTC to a cubin and/or `cc -shared` to a host .so, both through an
- *      on-disk cache keyed by a hash of the source, generator version, compiler and options.
+ *      on-disk cache. A family's partition is cached under a hash of its rules, shape and
+ *      the generator version, so a warm start neither partitions nor emits; kernels are
+ *      keyed by that hash, the kernel, the compiler, its options and the architecture.
  *
  * Workspace contract with the parser (all float32, symbol-major): for a family, LEFT has one
  * row per substate of the left child's class, RIGHT one row per substate of the right child's

@@ -6,17 +6,6 @@
 
 #include "codegen.h"
 
-/* Live ranges of the rows used by rules[0..n) (one code block, in emission order): for
- * axis a (0 = P, 1 = L, 2 = R) and row x, first[a][x] and last[a][x] are the indices of the
- * first and last rule using it, -1 if none. Arrays hold dim[a] entries. Returns the most
- * values live at once (the rows whose ranges cover a rule, plus the L+R temporary). */
-int codegen_live_ranges(const codegen_rule *rule, long n, const int dim[3], int *first[3],
-                        int *last[3]);
-
-/* Allocate first/last arrays for codegen_live_ranges (free with codegen_ranges_free). */
-cky_status codegen_ranges_alloc(const int dim[3], int *first[3], int *last[3]);
-void codegen_ranges_free(int *first[3], int *last[3]);
-
 /* FNV-1a 64 over `len` bytes, continuing from `h` (start with CODEGEN_FNV_INIT). */
 #define CODEGEN_FNV_INIT 0xcbf29ce484222325ULL
 uint64_t codegen_hash(uint64_t h, const void *data, size_t len);

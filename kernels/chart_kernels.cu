@@ -105,21 +105,40 @@ extern "C" cudaError_t kernels_reduce(const float *ws, long long stride, int n, 
     return cudaGetLastError();
 }
 
-/* One block per cell: the cell's pre layer in shared memory, a thread per parent. */
+/* UNARY_CELLS cells per block, their pre layers in shared memory, a thread per parent: each
+ * unary entry (child, weight) is read once and applied to every cell of the block. */
+#define UNARY_CELLS 8
+
 static __global__ void unary(const float *__restrict__ pre, float *__restrict__ post, int nsub,
-                             const int *__restrict__ cell, const int *__restrict__ first,
-                             const int *__restrict__ child, const float *__restrict__ weight)
+                             const int *__restrict__ cell, int ncell,
+                             const int *__restrict__ first, const int *__restrict__ child,
+                             const float *__restrict__ weight)
 {
-    extern __shared__ float in[];
-    long long base = (long long)cell[blockIdx.x] * nsub;
-    for (int q = threadIdx.x; q < nsub; q += blockDim.x)
-        in[q] = pre[base + q];
+    extern __shared__ float in[]; /* [UNARY_CELLS][nsub] */
+    int c0 = blockIdx.x * UNARY_CELLS, nc = ncell - c0 < UNARY_CELLS ? ncell - c0 : UNARY_CELLS;
+    for (int c = 0; c < nc; c++) {
+        long long base = (long long)cell[c0 + c] * nsub;
+        for (int q = threadIdx.x; q < nsub; q += blockDim.x)
+            in[c * nsub + q] = pre[base + q];
+    }
     __syncthreads();
     for (int p = threadIdx.x; p < nsub; p += blockDim.x) {
-        float v = in[p];
-        for (int e = first[p]; e < first[p + 1]; e++)
-            v = fmaxf(v, __fadd_rn(in[child[e]], weight[e]));
-        post[base + p] = v;
+        float v[UNARY_CELLS];
+#pragma unroll
+        for (int c = 0; c < UNARY_CELLS; c++)
+            v[c] = c < nc ? in[c * nsub + p] : -INFINITY;
+        for (int e = first[p]; e < first[p + 1]; e++) {
+            int q = child[e];
+            float w = weight[e];
+#pragma unroll
+            for (int c = 0; c < UNARY_CELLS; c++)
+                if (c < nc)
+                    v[c] = fmaxf(v[c], __fadd_rn(in[c * nsub + q], w));
+        }
+#pragma unroll
+        for (int c = 0; c < UNARY_CELLS; c++)
+            if (c < nc)
+                post[(long long)cell[c0 + c] * nsub + p] = v[c];
     }
 }
 
@@ -129,13 +148,14 @@ extern "C" cudaError_t kernels_unary(const float *pre, float *post, int nsub, co
 {
     if (ncell <= 0)
         return cudaSuccess;
-    size_t shared = (size_t)nsub * sizeof(float);
+    size_t shared = (size_t)UNARY_CELLS * nsub * sizeof(float);
     if (shared > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(unary, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                              (int)shared);
         if (e != cudaSuccess)
             return e;
     }
-    unary<<<ncell, 256, shared, stream>>>(pre, post, nsub, cell, first, child, weight);
+    unsigned blocks = (unsigned)((ncell + UNARY_CELLS - 1) / UNARY_CELLS);
+    unary<<<blocks, 256, shared, stream>>>(pre, post, nsub, cell, ncell, first, child, weight);
     return cudaGetLastError();
 }
