@@ -65,6 +65,10 @@ typedef enum codegen_family_id {
 
 /* "XX", "XT", "TX", "TT" */
 const char *codegen_family_name(codegen_family_id id);
+/* Whether family `id` handles the split k of cell (i, j): XX every split, XT where the right
+ * child is one word, TX where the left child is, TT two-word cells. */
+int codegen_family_has_split(codegen_family_id id, int i, int k, int j);
+
 /* Class of the left / right child of a family. */
 codegen_class codegen_family_left(codegen_family_id id);
 codegen_class codegen_family_right(codegen_family_id id);

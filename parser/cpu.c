@@ -172,18 +172,6 @@ static void run_family(cpu_engine *e, codegen_family_id f, int n)
     guard_check(e->parent, e->ws_size, "parent");
 }
 
-/* Which splits of cell (i, j) family f handles. */
-static int family_has_split(codegen_family_id f, int i, int k, int j)
-{
-    switch (f) {
-    case CODEGEN_XX: return 1;
-    case CODEGEN_XT: return j - k == 1;
-    case CODEGEN_TX: return k - i == 1;
-    case CODEGEN_TT: return j - i == 2;
-    default: return 0;
-    }
-}
-
 /* Work items of family f for the cells of span length d of every sentence. */
 static int list_items(codegen_family_id f, chart **ch, int nsent, int d, item *items)
 {
@@ -191,7 +179,7 @@ static int list_items(codegen_family_id f, chart **ch, int nsent, int d, item *i
     for (int s = 0; s < nsent; s++)
         for (int i = 0; i + d <= ch[s]->n; i++)
             for (int k = i + 1; k < i + d; k++)
-                if (family_has_split(f, i, k, i + d))
+                if (codegen_family_has_split(f, i, k, i + d))
                     items[n++] = (item){s, i, k, i + d};
     return n;
 }

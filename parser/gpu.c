@@ -352,17 +352,6 @@ static void count_items(int n, long count[CODEGEN_NFAMILY])
     count[CODEGEN_TT] = n - 1;
 }
 
-static int family_has_split(codegen_family_id f, int i, int k, int j)
-{
-    switch (f) {
-    case CODEGEN_XX: return 1;
-    case CODEGEN_XT: return j - k == 1;
-    case CODEGEN_TX: return k - i == 1;
-    case CODEGEN_TT: return j - i == 2;
-    default: return 0;
-    }
-}
-
 /* Device bytes a sentence of n words needs (charts, items, nodes), for sub-batch sizing. */
 static size_t sentence_bytes(const gpu_engine *e, int n)
 {
@@ -429,7 +418,7 @@ static cky_status plan_build(gpu_engine *e, const sentence *s, int n, plan *p)
             for (int k = 0; k < n; k++)
                 for (int i = 0; i + d <= s[k].n; i++)
                     for (int sp = i + 1; sp < i + d; sp++)
-                        if (family_has_split((codegen_family_id)f, i, sp, i + d)) {
+                        if (codegen_family_has_split((codegen_family_id)f, i, sp, i + d)) {
                             int base = (int)cell0[k], len = s[k].n;
                             left[m] = base + (int)chart_cell(len, i, sp);
                             right[m] = base + (int)chart_cell(len, sp, i + d);

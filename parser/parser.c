@@ -132,6 +132,19 @@ static void *worker(void *arg)
     }
 }
 
+/* The sentences still to parse (outcome PARSE_OK so far): batch[0..m) and their positions. */
+static int collect_todo(const sentence *s, int n, const parse_result *out, sentence *batch,
+                        int *index)
+{
+    int m = 0;
+    for (int k = 0; k < n; k++)
+        if (out[k].outcome == PARSE_OK) {
+            index[m] = k;
+            batch[m++] = s[k];
+        }
+    return m;
+}
+
 /* The cpu engine fills the charts of all parseable sentences of the batch together. */
 static cky_status parse_cpu(parser *p, const sentence *s, int n, parse_result *out, int todo)
 {
@@ -142,12 +155,7 @@ static cky_status parse_cpu(parser *p, const sentence *s, int n, parse_result *o
     int *index = calloc((size_t)todo, sizeof *index);
     cky_status st = !batch || !charts || !index ? cky_fail(CKY_ERR_NOMEM, "out of memory")
                                                 : CKY_OK;
-    int m = 0;
-    for (int k = 0; k < n && !st; k++)
-        if (out[k].outcome == PARSE_OK) {
-            index[m] = k;
-            batch[m++] = s[k];
-        }
+    int m = st ? 0 : collect_todo(s, n, out, batch, index);
     if (!st)
         st = cpu_engine_parse(p->cpu, batch, m, charts);
     for (int k = 0; k < m && !st; k++) {
@@ -198,12 +206,7 @@ static cky_status parse_gpu(parser *p, const sentence *s, int n, parse_result *o
                             (p->opt.backtrace == VITERBI_BERKELEY && !charts)
                         ? cky_fail(CKY_ERR_NOMEM, "out of memory")
                         : CKY_OK;
-    int m = 0;
-    for (int k = 0; k < n && !st; k++)
-        if (out[k].outcome == PARSE_OK) {
-            index[m] = k;
-            batch[m++] = s[k];
-        }
+    int m = st ? 0 : collect_todo(s, n, out, batch, index);
     if (!st)
         st = gpu_engine_parse(p->gpu, batch, m, root, nodes, charts);
     for (int k = 0; k < m && !st; k++) {
