@@ -45,19 +45,19 @@ static float *guarded_alloc(size_t n)
 
 static void guarded_free(float *b) { free(b ? b - GUARD : NULL); }
 
-/* Abort if anything wrote into the guard regions of a workspace of n floats. */
-static void guard_check(const float *b, size_t n, const char *what)
+/* CKY_ERR_LIMIT if anything wrote into the guard regions of a workspace of n floats. */
+static cky_status guard_check(const float *b, size_t n, const char *what)
 {
     for (size_t k = 0; k < GUARD; k++) {
         unsigned lo, hi;
         memcpy(&lo, &b[(ptrdiff_t)k - GUARD], sizeof lo);
         memcpy(&hi, &b[n + k], sizeof hi);
-        if (lo != GUARD_BITS || hi != GUARD_BITS) {
-            fprintf(stderr, "%s:%d: a kernel wrote outside the %s workspace\n", __FILE__,
-                    __LINE__, what);
-            abort();
-        }
+        if (lo != GUARD_BITS || hi != GUARD_BITS)
+            return cky_fail(CKY_ERR_LIMIT, "cpu engine: a generated kernel wrote outside the "
+                            "%s workspace (guard region %s it overwritten)", what,
+                            lo != GUARD_BITS ? "before" : "after");
     }
+    return CKY_OK;
 }
 
 cky_status cpu_engine_new(const grammar *g, int threads, int width, cpu_engine **out)
@@ -145,7 +145,7 @@ static void *run_slice(void *arg)
 
 /* Run every kernel of family f over columns [0, n), split among the threads. */
 #define MAX_THREADS 64
-static void run_family(cpu_engine *e, codegen_family_id f, int n)
+static cky_status run_family(cpu_engine *e, codegen_family_id f, int n)
 {
     int nt = e->threads < n ? e->threads : n;
     if (nt > MAX_THREADS)
@@ -167,9 +167,10 @@ static void run_family(cpu_engine *e, codegen_family_id f, int n)
             run_slice(&sl[t]); /* no thread could be started for it: do it here */
     }
     e->evaluations += (double)n * e->prog->part[f].nrule;
-    guard_check(e->left, e->ws_size, "left");
-    guard_check(e->right, e->ws_size, "right");
-    guard_check(e->parent, e->ws_size, "parent");
+    cky_status st = guard_check(e->left, e->ws_size, "left");
+    if (!st)
+        st = guard_check(e->right, e->ws_size, "right");
+    return st ? st : guard_check(e->parent, e->ws_size, "parent");
 }
 
 /* Work items of family f for the cells of span length d of every sentence. */
@@ -186,7 +187,7 @@ static int list_items(codegen_family_id f, chart **ch, int nsent, int d, item *i
 
 /* All binary work of span length d over the batch: family by family, a workspace at a time:
  * copy-transpose the children in, run the kernels, max-reduce the parents out. */
-static void fill_span(cpu_engine *e, chart **ch, int nsent, int d, item *items)
+static cky_status fill_span(cpu_engine *e, chart **ch, int nsent, int d, item *items)
 {
     const codegen_classes *cls = &e->prog->classes;
     size_t parent_size = (size_t)cls->n[CODEGEN_X] * e->width;
@@ -205,11 +206,14 @@ static void fill_span(cpu_engine *e, chart **ch, int nsent, int d, item *items)
                 gather(cls, lc, chart_post(c, it[t].i, it[t].k), e->left, t, e->width);
                 gather(cls, rc, chart_post(c, it[t].k, it[t].j), e->right, t, e->width);
             }
-            run_family(e, f, n);
+            cky_status st = run_family(e, f, n);
+            if (st)
+                return st;
             for (int t = 0; t < n; t++)
                 reduce(cls, e->parent, t, e->width, chart_pre(ch[it[t].s], it[t].i, it[t].j));
         }
     }
+    return CKY_OK;
 }
 
 cky_status cpu_engine_parse(cpu_engine *e, const sentence *s, int n, chart **out)
@@ -232,8 +236,8 @@ cky_status cpu_engine_parse(cpu_engine *e, const sentence *s, int n, chart **out
     if (!st && !items)
         st = cky_fail(CKY_ERR_NOMEM, "out of memory for work items");
     for (int d = 1; d <= maxn && !st; d++) {
-        if (d >= 2)
-            fill_span(e, ch, n, d, items);
+        if (d >= 2 && (st = fill_span(e, ch, n, d, items)))
+            break;
         for (int k = 0; k < n; k++)
             for (int i = 0; i + d <= ch[k]->n; i++)
                 ref_close_unary(e->g, ch[k], i, i + d);
