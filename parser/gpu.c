@@ -23,29 +23,25 @@ typedef struct buffer {
     size_t cap;
 } buffer;
 
-static cky_status device_need(buffer *b, size_t bytes)
+/* Grow b to hold `bytes` (its contents are not kept): device memory, or pinned host memory
+ * when `pinned`. */
+static cky_status buffer_need(buffer *b, size_t bytes, int pinned)
 {
     if (bytes <= b->cap)
         return CKY_OK;
-    cudaFree(b->p);
+    pinned ? cudaFreeHost(b->p) : cudaFree(b->p);
     b->p = NULL;
     b->cap = 0;
-    GPU_CHECK(cudaMalloc(&b->p, bytes ? bytes : 1));
+    if (pinned)
+        GPU_CHECK(cudaMallocHost(&b->p, bytes ? bytes : 1));
+    else
+        GPU_CHECK(cudaMalloc(&b->p, bytes ? bytes : 1));
     b->cap = bytes;
     return CKY_OK;
 }
 
-static cky_status host_need(buffer *b, size_t bytes)
-{
-    if (bytes <= b->cap)
-        return CKY_OK;
-    cudaFreeHost(b->p);
-    b->p = NULL;
-    b->cap = 0;
-    GPU_CHECK(cudaMallocHost(&b->p, bytes ? bytes : 1));
-    b->cap = bytes;
-    return CKY_OK;
-}
+static cky_status device_need(buffer *b, size_t bytes) { return buffer_need(b, bytes, 0); }
+static cky_status host_need(buffer *b, size_t bytes) { return buffer_need(b, bytes, 1); }
 
 /* Work items of one (span length, family), or the cells of one span length: a range of the
  * sub-batch's item arrays. */
@@ -540,8 +536,9 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, double *roo
         if (!st)                                                                           \
             st = GPU_STATUS(call);                                                         \
     } while (0)
+    /* pre starts at -inf (binary results are maxed into it); post needs no fill: the unary
+     * step writes every substate of every cell, span by span */
     TRY(kernels_fill_ninf(e->pre.p, p.ncell, e->nsub, e->nsub, e->stream));
-    TRY(kernels_fill_ninf(e->post.p, p.ncell, e->nsub, e->nsub, e->stream));
     for (int k = 0; k < n && !st; k++) /* the one-word cells of a sentence are its first */
         TRY(cudaMemcpyAsync((float *)e->pre.p + (size_t)cell0[k] * nsub,
                             (float *)e->h_lex.p + (size_t)word0[k] * nsub,
