@@ -42,7 +42,10 @@ static void compile_usage(FILE *f)
         "shape, the most values live at once in a block, and ptxas' registers and spill\n"
         "bytes per kernel (max), then the partition and compile times and cache hits.\n"
         "A warm start reads each family's partition from the cache (a manifest keyed by its\n"
-        "rules and shape) and each kernel's cubin or .so without generating its source.\n");
+        "rules and shape) and each kernel's cubin or .so without generating its source.\n"
+        "ptxas compiles with -O3; a kernel that spills is compiled again with -O1, then\n"
+        "with -O1 and fewer thread blocks per SM. The environment variable\n"
+        "CKY_PTXAS_OPTIONS (one ptxas option, e.g. -O1) replaces that.\n");
 }
 
 typedef struct family_summary {

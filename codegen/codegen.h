@@ -24,10 +24,14 @@
  * host build, a plain C loop) gives bit-identical parents. Workspace values must not be NaN.
  *
  * Kernel entry points (the same name in the cubin and in the host .so):
- *     void NAME(const float *left, const float *right, float *parent, int n, int stride)
+ *     host: void NAME(const float *left, const float *right, float *parent, int n, int stride)
+ *     GPU:  the same with a last argument `int zero`, which must be 0
  * GPU launch: grid (ceil(n / CODEGEN_THREADS), nblock), CODEGEN_THREADS threads per block;
- * blockIdx.y selects the code block, parents are combined with an atomic float max. Host:
- * the function loops over its code blocks and work items 0..n-1 itself. */
+ * blockIdx.y selects the code block. On the GPU the parent workspace holds int32 keys, not
+ * floats: key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff), which orders like v as a signed
+ * int and is its own inverse; parents are combined with an integer atomic max of the key,
+ * so the workspace starts as CODEGEN_KEY_NINF (the key of -inf). Host: the function loops
+ * over its code blocks and work items 0..n-1 itself, on floats. */
 #ifndef CKY_CODEGEN_H
 #define CKY_CODEGEN_H
 
@@ -36,8 +40,9 @@
 #include "../grammar/grammar.h"
 #include "../util/status.h"
 
-#define CODEGEN_VERSION "cky-codegen-3" /* part of every cache key: bump when output changes */
+#define CODEGEN_VERSION "cky-codegen-5" /* part of every cache key: bump when output changes */
 #define CODEGEN_THREADS 128             /* threads per GPU thread block */
+#define CODEGEN_KEY_NINF 0x807fffff     /* key(-inf): see the GPU workspace contract */
 
 /* ---- classes: class-local substate numbering ---- */
 
@@ -164,11 +169,12 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
 /* ---- compilation ---- */
 
 /* Compile CUDA source `src` with NVRTC for `arch` ("sm_90") into a malloc'ed cubin, and
- * report ptxas' registers and spill bytes (stores + loads) of kernel `name`. NVRTC's
- * rejection returns CKY_ERR_COMPILE with its log in the message. No GPU is needed. */
+ * report ptxas' registers and spill bytes (stores + loads) of kernel `name`. `ptxas` adds
+ * options for ptxas ("-O1"), or is NULL. NVRTC's rejection returns CKY_ERR_COMPILE with its
+ * log in the message. No GPU is needed. */
 cky_status codegen_nvrtc_compile(const char *src, const char *name, const char *arch,
-                                 unsigned char **cubin, size_t *size, int *registers,
-                                 int *spill_bytes);
+                                 const char *ptxas, unsigned char **cubin, size_t *size,
+                                 int *registers, int *spill_bytes);
 
 /* Host entry point of a kernel (see the file comment). */
 typedef void (*codegen_host_fn)(const float *left, const float *right, float *parent, int n,

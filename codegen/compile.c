@@ -133,10 +133,14 @@ static cky_status job_source(pool *pl, job *j, char **src)
 
 static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, char **src)
 {
+    const char *user = getenv("CKY_PTXAS_OPTIONS");
+    if (user && !*user)
+        user = NULL;
     uint64_t key = codegen_hash_str(CODEGEN_FNV_INIT, "cubin");
     key = codegen_hash_str(key, CODEGEN_VERSION);
     key = codegen_hash_str(key, pl->nvrtc);
-    key = codegen_hash_str(key, "-arch --ptxas-options=-v");
+    key = codegen_hash_str(key, "-arch --ptxas-options=-v; on spills -O1, then fewer blocks");
+    key = codegen_hash_str(key, user ? user : "");
     key = codegen_hash_str(key, pl->opt->arch);
     key = codegen_hash(key, &base, sizeof base);
     if (pl->cache && codegen_cache_get_cubin(pl->cache, key, &c->cubin, &c->cubin_size,
@@ -144,11 +148,17 @@ static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, 
         return CKY_OK;
     c->cache_hit = 0;
     cky_status st = job_source(pl, j, src);
-    /* ptxas schedules loads early and can need more registers than the plan keeps live: a
-     * kernel that spills is compiled again for one thread block per SM fewer (more
-     * registers each), down to one */
+    if (!st)
+        st = codegen_nvrtc_compile(*src, c->name, pl->opt->arch, user, &c->cubin,
+                                   &c->cubin_size, &c->registers, &c->spill_bytes);
+    /* ptxas -O3 hoists loads far ahead of their use and can then need more registers than
+     * the launch bounds give, though the plan keeps few values live; its -O1 scheduler
+     * hoists less. So a kernel that spills is compiled again with -O1, then (rarely) with
+     * -O1 and one thread block per SM fewer, down to one; not when the user chose the
+     * ptxas options. */
     const codegen_partition *p = &pl->prog->part[j->family];
-    for (int blocks = codegen_blocks_per_sm(c->max_live); !st; blocks--) {
+    for (int blocks = codegen_blocks_per_sm(c->max_live);
+         !st && !user && c->spill_bytes > 0 && blocks >= 1; blocks--) {
         char *retry = NULL;
         const char *text = *src;
         if (blocks != codegen_blocks_per_sm(c->max_live) &&
@@ -157,12 +167,10 @@ static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, 
         if (!st) {
             free(c->cubin);
             c->cubin = NULL;
-            st = codegen_nvrtc_compile(text, c->name, pl->opt->arch, &c->cubin, &c->cubin_size,
-                                       &c->registers, &c->spill_bytes);
+            st = codegen_nvrtc_compile(text, c->name, pl->opt->arch, "-O1", &c->cubin,
+                                       &c->cubin_size, &c->registers, &c->spill_bytes);
         }
         free(retry);
-        if (st || c->spill_bytes <= 0 || blocks <= 1)
-            break;
     }
     if (!st && pl->cache)
         st = codegen_cache_put_cubin(pl->cache, key, c->cubin, c->cubin_size, c->registers,

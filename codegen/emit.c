@@ -4,11 +4,12 @@
  * of schedule.h (parent groups, each sorted by (L, R, P)), become straight-line code: a left
  * or right row is loaded right before its use (again after an eviction), `lr = L + R` is
  * computed once per (L, R) pair, each rule is one `P = max(P, lr + w)` line (the first one
- * of a parent just assigns, max(-inf, x) being x), and a parent is stored (atomic max)
- * right after its last use. A small macro prelude makes the same text CUDA C for NVRTC (one
- * __global__ kernel choosing its code block by blockIdx.y) and plain C for the host
- * compiler (a function that loops over code blocks and work items). Weights are printed
- * with %.8e (9 significant digits), which reads back as the same float. */
+ * of a parent just assigns, max(-inf, x) being x), and a parent is stored (atomic max; on
+ * the GPU of an order-preserving integer key, codegen.h) right after its last use. A small
+ * macro prelude makes the same text CUDA C for NVRTC (one __global__ kernel choosing its
+ * code block by blockIdx.y) and plain C for the host compiler (a function that loops over
+ * code blocks and work items). Weights are printed with %.8e (9 significant digits), which
+ * reads back as the same float. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,30 +79,31 @@ static const char prelude[] =
     "#define CKY_MAX(a, b) fmaxf(a, b)\n"
     "#define CKY_BLOCK static __device__ __forceinline__ void\n"
     "#define CKY_RESTRICT __restrict__\n"
-    "#define CKY_STORE(addr, v) cky_atomic_max(addr, v)\n"
-    "/* VAR = row ROW of workspace BASE for this thread. The address is computed inside the\n"
-    "   asm, from the row as an immediate: the compiler can neither merge a reload with an\n"
-    "   earlier load nor keep one 64-bit address per row alive (the plan reloads evicted\n"
-    "   rows on purpose, to keep register lives short) */\n"
-    "#define CKY_LOAD(var, base, row)                                                  \\\n"
-    "    asm volatile(\"{\\n\\t.reg .u64 a;\\n\\tmad.wide.s32 a, %1, \" #row \", %2;\\n\\t\"   \\\n"
+    "/* VAR = row ROW of workspace BASE for this thread, loaded for the GEN-th time in this\n"
+    "   code block. ptxas merges loads from one address (these are read-only) and keeps the\n"
+    "   value alive in between, spilling it, which undoes the plan's evictions; so the GEN-th\n"
+    "   load reads row ROW + ZERO * GEN, ZERO being a kernel argument that is always 0 */\n"
+    "#define CKY_LOAD(var, base, row, gen)                                             \\\n"
+    "    asm volatile(\"{\\n\\t.reg .u64 a;\\n\\t.reg .s32 r;\\n\\t\"                      \\\n"
+    "                 \"mad.lo.s32 r, %3, \" #gen \", \" #row \";\\n\\t\"                    \\\n"
+    "                 \"mad.wide.s32 a, r, %1, %2;\\n\\t\"                              \\\n"
     "                 \"ld.global.nc.f32 %0, [a];\\n\\t}\"                              \\\n"
-    "                 : \"=f\"(var) : \"r\"((int)(s * 4)), \"l\"(base))\n"
-    "/* float max through integer atomics: non-negative floats order like signed ints,\n"
-    "   negative ones (sign bit set, -0 and -inf included) reversed like unsigned ints */\n"
-    "static __device__ __forceinline__ void cky_atomic_max(float *addr, float v)\n"
+    "                 : \"=f\"(var) : \"r\"((int)(s * 4)), \"l\"(base), \"r\"(zero))\n"
+    "/* The parent workspace holds keys, not floats: key(v) = bits(v) ^ ((bits(v) >> 31) &\n"
+    "   0x7fffffff) orders like v as a signed int (and key(key(v)) = v), so a max is one\n"
+    "   integer atomic without a branch */\n"
+    "#define CKY_STORE(addr, v) cky_store_key((int *)(addr), __float_as_int(v))\n"
+    "static __device__ __forceinline__ void cky_store_key(int *addr, int b)\n"
     "{\n"
-    "    if (__float_as_int(v) >= 0)\n"
-    "        atomicMax((int *)addr, __float_as_int(v));\n"
-    "    else\n"
-    "        atomicMin((unsigned int *)addr, __float_as_uint(v));\n"
+    "    atomicMax(addr, b ^ ((b >> 31) & 0x7fffffff));\n"
     "}\n"
     "#else\n"
     "#define CKY_MAX(a, b) ((a) > (b) ? (a) : (b))\n"
     "#define CKY_BLOCK static __attribute__((noinline)) void\n"
     "#define CKY_RESTRICT restrict\n"
-    "#define CKY_LOAD(var, base, row) ((var) = *(const volatile float *)((base) + (row) * s))\n"
-    "/* code blocks of one work item run one after the other: a plain max (v is never -0) */\n"
+    "#define CKY_LOAD(var, base, row, gen) \\\n"
+    "    ((var) = *(const volatile float *)((base) + ((row) + zero * (gen)) * s))\n"
+    "/* code blocks of one work item run one after the other: a plain float max */\n"
     "#define CKY_STORE(addr, v) (*(addr) = CKY_MAX(*(addr), v))\n"
     "#endif\n";
 
@@ -131,8 +133,9 @@ static void emit_declare(text *t, const codegen_rule *rule, long n, int axis, in
         text_printf(t, ";\n");
 }
 
+/* Emit code block b; `flags`, `mark` and `gen` are scratch for its rules and rows. */
 static cky_status emit_block(text *t, const codegen_partition *p, const char *name, int b,
-                             unsigned char *flags, char *mark)
+                             unsigned char *flags, char *mark, int *gen)
 {
     const codegen_block *blk = &p->block[b];
     const codegen_rule *rule = p->rule + blk->first;
@@ -146,16 +149,18 @@ static cky_status emit_block(text *t, const codegen_partition *p, const char *na
                 "\n/* code block %d: %ld rules, %d left, %d right, %d parent rows, %ld loads, "
                 "at most %d values live */\n"
                 "CKY_BLOCK %s_b%d(const float *CKY_RESTRICT left, const float *CKY_RESTRICT "
-                "right, float *CKY_RESTRICT parent, long long s)\n{\n    float lr;\n",
+                "right, float *CKY_RESTRICT parent, long long s, int zero)\n{\n    float lr;\n",
                 b, blk->nrule, blk->nleft, blk->nright, blk->nparent, loads, live, name, b);
     for (int a = 0; a < 3; a++)
         emit_declare(t, rule, blk->nrule, a, p->dim[a], mark);
+    int *gen_l = gen, *gen_r = gen + p->dim[1]; /* loads of each row so far */
+    memset(gen, 0, (size_t)(p->dim[1] + p->dim[2]) * sizeof *gen);
     for (long i = 0; i < blk->nrule; i++) {
         const codegen_rule *r = &rule[i];
         if (flags[i] & PLAN_LOAD_L)
-            text_printf(t, "    CKY_LOAD(L%d, left, %d);\n", r->l, r->l);
+            text_printf(t, "    CKY_LOAD(L%d, left, %d, %d);\n", r->l, r->l, gen_l[r->l]++);
         if (flags[i] & PLAN_LOAD_R)
-            text_printf(t, "    CKY_LOAD(R%d, right, %d);\n", r->r, r->r);
+            text_printf(t, "    CKY_LOAD(R%d, right, %d, %d);\n", r->r, r->r, gen_r[r->r]++);
         if (flags[i] & PLAN_PAIR)
             text_printf(t, "    lr = L%d + R%d;\n", r->l, r->r);
         if (flags[i] & PLAN_FIRST_P)
@@ -182,9 +187,11 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
         dmax = p->dim[a] > dmax ? p->dim[a] : dmax;
     unsigned char *flags = malloc((size_t)most);
     char *mark = malloc((size_t)dmax);
-    if (!flags || !mark) {
+    int *gen = malloc((size_t)(p->dim[1] + p->dim[2] + 1) * sizeof *gen);
+    if (!flags || !mark || !gen) {
         free(flags);
         free(mark);
+        free(gen);
         return cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);
     }
     cky_status st = CKY_OK;
@@ -200,12 +207,12 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
                 name, CODEGEN_VERSION, codegen_family_name(p->family), kn->nblock, kn->nrule,
                 prelude);
     for (int b = kn->first_block; b < kn->first_block + kn->nblock && !st; b++)
-        st = emit_block(&t, p, name, b, flags, mark);
+        st = emit_block(&t, p, name, b, flags, mark, gen);
     text_printf(&t,
                 "\n#ifdef __CUDACC__\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d, %d)\n"
                 "%s(const float *__restrict__ left, const float *__restrict__ right, "
-                "float *__restrict__ parent, int n, int stride)\n{\n"
+                "float *__restrict__ parent, int n, int stride, int zero)\n{\n"
                 "    int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
                 "    if (tid >= n)\n        return;\n"
                 "    long long s = stride;\n"
@@ -213,7 +220,8 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
                 CODEGEN_THREADS, blocks_per_sm > 0 ? blocks_per_sm : codegen_blocks_per_sm(live),
                 name);
     for (int b = 0; b < kn->nblock; b++)
-        text_printf(&t, "    case %d: %s_b%d(left + tid, right + tid, parent + tid, s); break;\n",
+        text_printf(&t,
+                    "    case %d: %s_b%d(left + tid, right + tid, parent + tid, s, zero); break;\n",
                     b, name, kn->first_block + b);
     text_printf(&t,
                 "    }\n}\n#else\n"
@@ -225,11 +233,12 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
     for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
         text_printf(&t,
                     "    for (int t = 0; t < n; t++)\n"
-                    "        %s_b%d(left + t, right + t, parent + t, s);\n",
+                    "        %s_b%d(left + t, right + t, parent + t, s, 0);\n",
                     name, b);
     text_printf(&t, "}\n#endif\n");
     free(flags);
     free(mark);
+    free(gen);
     if (st || t.failed) {
         free(t.buf);
         return st ? st : cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);

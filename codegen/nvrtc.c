@@ -31,18 +31,21 @@ static void nvrtc_parse_log(const char *log, const char *name, int *registers, i
 }
 
 cky_status codegen_nvrtc_compile(const char *src, const char *name, const char *arch,
-                                 unsigned char **cubin, size_t *size, int *registers,
-                                 int *spill_bytes)
+                                 const char *ptxas, unsigned char **cubin, size_t *size,
+                                 int *registers, int *spill_bytes)
 {
-    char arch_opt[64];
+    char arch_opt[64], ptxas_opt[256];
     snprintf(arch_opt, sizeof arch_opt, "-arch=%s", arch ? arch : "sm_90");
-    const char *opts[] = {arch_opt, "--ptxas-options=-v"};
+    if (ptxas && snprintf(ptxas_opt, sizeof ptxas_opt, "--ptxas-options=%s", ptxas) >=
+                     (int)sizeof ptxas_opt)
+        return cky_fail(CKY_ERR_ARG, "ptxas options too long: %s", ptxas);
+    const char *opts[] = {arch_opt, "--ptxas-options=-v", ptxas_opt};
     nvrtcProgram prog;
     nvrtcResult r = nvrtcCreateProgram(&prog, src, name, 0, NULL, NULL);
     if (r != NVRTC_SUCCESS)
         return cky_fail(CKY_ERR_COMPILE, "NVRTC: cannot create program %s: %s", name,
                         nvrtcGetErrorString(r));
-    r = nvrtcCompileProgram(prog, 2, opts);
+    r = nvrtcCompileProgram(prog, ptxas ? 3 : 2, opts);
     size_t loglen = 0;
     char *log = NULL;
     if (nvrtcGetProgramLogSize(prog, &loglen) == NVRTC_SUCCESS && (log = malloc(loglen + 1))) {

@@ -19,9 +19,8 @@
 
 #include "codegen.h"
 
-#define CODEGEN_LIVE_BUDGET 64 /* default B: with it, eng-sm6-shape's XX kernels compile to
-                                  128 registers without spills (sm_90, ptxas 13.0); a kernel
-                                  that still spills is recompiled with more registers */
+#define CODEGEN_LIVE_BUDGET 64 /* default B: four 128-thread blocks per SM (128 registers)
+                                  leave ptxas room to load ahead of use */
 
 /* Per-rule flags of a plan. */
 enum {

@@ -19,20 +19,20 @@ static __device__ __forceinline__ void atomic_max_float(float *addr, float v)
         atomicMin((unsigned int *)addr, __float_as_uint(v));
 }
 
-static __global__ void fill_ninf(float *ws, int rows, int n, long long stride)
+static __global__ void fill(unsigned *ws, int rows, int n, long long stride, unsigned value)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     for (int x = blockIdx.y; x < rows && t < n; x += gridDim.y)
-        ws[x * stride + t] = -INFINITY;
+        ws[x * stride + t] = value;
 }
 
-extern "C" cudaError_t kernels_fill_ninf(float *ws, int rows, int n, long long stride,
-                                         cudaStream_t stream)
+extern "C" cudaError_t kernels_fill(void *ws, int rows, int n, long long stride, unsigned value,
+                                    cudaStream_t stream)
 {
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
     dim3 grid((n + 255) / 256, rows < 1024 ? rows : 1024);
-    fill_ninf<<<grid, 256, 0, stream>>>(ws, rows, n, stride);
+    fill<<<grid, 256, 0, stream>>>((unsigned *)ws, rows, n, stride, value);
     return cudaGetLastError();
 }
 
@@ -70,7 +70,7 @@ extern "C" cudaError_t kernels_gather(const float *chart, int nsub, const int *c
     return cudaGetLastError();
 }
 
-static __global__ void reduce(const float *__restrict__ ws, long long stride, int n,
+static __global__ void reduce(const int *__restrict__ ws, long long stride, int n,
                               const int *__restrict__ cell, const int *__restrict__ row,
                               int rows, float *__restrict__ chart, int nsub)
 {
@@ -79,7 +79,9 @@ static __global__ void reduce(const float *__restrict__ ws, long long stride, in
     int t = t0 + threadIdx.x;
     for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* read along work items */
         int xr = x0 + k;
-        tile[k][threadIdx.x] = t < n && xr < rows ? ws[xr * stride + t] : -INFINITY;
+        int key = t < n && xr < rows ? ws[xr * stride + t] : 0;
+        tile[k][threadIdx.x] = t < n && xr < rows ? __int_as_float(key ^ ((key >> 31) & 0x7fffffff))
+                                                  : -INFINITY; /* the key is its own inverse */
     }
     __syncthreads();
     int x = x0 + threadIdx.x;
@@ -94,7 +96,7 @@ static __global__ void reduce(const float *__restrict__ ws, long long stride, in
     }
 }
 
-extern "C" cudaError_t kernels_reduce(const float *ws, long long stride, int n, const int *cell,
+extern "C" cudaError_t kernels_reduce(const int *ws, long long stride, int n, const int *cell,
                                       const int *row, int rows, float *chart, int nsub,
                                       cudaStream_t stream)
 {

@@ -23,9 +23,11 @@
 extern "C" {
 #endif
 
-/* ws[x * stride + t] = -inf for x < rows, t < n. */
-cudaError_t kernels_fill_ninf(float *ws, int rows, int n, long long stride,
-                              cudaStream_t stream);
+#define KERNELS_NINF_BITS 0xff800000u /* the bits of float -inf */
+
+/* ws[x * stride + t] = value for x < rows, t < n (32-bit words: float bits or keys). */
+cudaError_t kernels_fill(void *ws, int rows, int n, long long stride, unsigned value,
+                         cudaStream_t stream);
 
 /* Copy-transpose: ws[x * stride + t] = chart[cell[t] * nsub + row[x]] for x < rows, t < n
  * (row: class-local row -> global substate id). */
@@ -33,9 +35,9 @@ cudaError_t kernels_gather(const float *chart, int nsub, const int *cell, int n,
                            const int *row, int rows, float *ws, long long stride,
                            cudaStream_t stream);
 
-/* Atomic max reduce: chart[cell[t] * nsub + row[x]] = max(itself, ws[x * stride + t]) for
- * x < rows, t < n. */
-cudaError_t kernels_reduce(const float *ws, long long stride, int n, const int *cell,
+/* Atomic max reduce of a parent workspace of keys (codegen.h's GPU contract):
+ * chart[cell[t] * nsub + row[x]] = max(itself, key(ws[x * stride + t])) for x < rows, t < n. */
+cudaError_t kernels_reduce(const int *ws, long long stride, int n, const int *cell,
                            const int *row, int rows, float *chart, int nsub,
                            cudaStream_t stream);
 

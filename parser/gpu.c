@@ -454,7 +454,7 @@ static cky_status run_family(gpu_engine *e, const plan *p, codegen_family_id f, 
         cky_status st;
         if ((st = prof_begin(e)))
             return st;
-        GPU_CHECK(kernels_fill_ninf(e->ws[2], rows_x, n, stride, e->stream));
+        GPU_CHECK(kernels_fill(e->ws[2], rows_x, n, stride, CODEGEN_KEY_NINF, e->stream));
         GPU_CHECK(kernels_gather(e->post.p, e->nsub, left + first, n, e->d_row[lc], cl->n[lc],
                                  e->ws[0], stride, e->stream));
         GPU_CHECK(kernels_gather(e->post.p, e->nsub, right + first, n, e->d_row[rc],
@@ -462,7 +462,8 @@ static cky_status run_family(gpu_engine *e, const plan *p, codegen_family_id f, 
         if ((st = prof_end(e, GPU_STAGE_GATHER)) || (st = prof_begin(e)))
             return st;
         for (int k = 0; k < part->nkernel; k++) {
-            void *args[] = {&e->ws[0], &e->ws[1], &e->ws[2], &n, &stride};
+            int zero = 0;
+            void *args[] = {&e->ws[0], &e->ws[1], &e->ws[2], &n, &stride, &zero};
             dim3 grid = {(unsigned)((n + CODEGEN_THREADS - 1) / CODEGEN_THREADS),
                          (unsigned)part->kernel[k].nblock, 1};
             dim3 block = {CODEGEN_THREADS, 1, 1};
@@ -471,8 +472,8 @@ static cky_status run_family(gpu_engine *e, const plan *p, codegen_family_id f, 
         }
         if ((st = prof_end(e, (gpu_stage)(GPU_STAGE_XX + f))) || (st = prof_begin(e)))
             return st;
-        GPU_CHECK(kernels_reduce(e->ws[2], stride, n, parent + first, e->d_row[CODEGEN_X],
-                                 rows_x, e->pre.p, e->nsub, e->stream));
+        GPU_CHECK(kernels_reduce((const int *)e->ws[2], stride, n, parent + first,
+                                 e->d_row[CODEGEN_X], rows_x, e->pre.p, e->nsub, e->stream));
         if ((st = prof_end(e, GPU_STAGE_REDUCE)))
             return st;
         e->stats.work_items[f] += n;
@@ -538,7 +539,7 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, double *roo
     } while (0)
     /* pre starts at -inf (binary results are maxed into it); post needs no fill: the unary
      * step writes every substate of every cell, span by span */
-    TRY(kernels_fill_ninf(e->pre.p, p.ncell, e->nsub, e->nsub, e->stream));
+    TRY(kernels_fill(e->pre.p, p.ncell, e->nsub, e->nsub, KERNELS_NINF_BITS, e->stream));
     for (int k = 0; k < n && !st; k++) /* the one-word cells of a sentence are its first */
         TRY(cudaMemcpyAsync((float *)e->pre.p + (size_t)cell0[k] * nsub,
                             (float *)e->h_lex.p + (size_t)word0[k] * nsub,

@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,13 +130,45 @@ Test(codegen_emit, nvrtc_compiles_sm90_cubin)
     unsigned char *cubin = NULL;
     size_t size = 0;
     int regs = -1, spill = -1;
-    cr_assert_eq(codegen_nvrtc_compile(src, "cky_XX_k0", "sm_90", &cubin, &size, &regs, &spill),
-                 CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(
+        codegen_nvrtc_compile(src, "cky_XX_k0", "sm_90", NULL, &cubin, &size, &regs, &spill),
+        CKY_OK, "%s", cky_last_error());
     cr_assert_gt(size, 64);
     cr_assert_eq(memcmp(cubin, "\177ELF", 4), 0, "not an ELF cubin");
     cr_assert_gt(regs, 0, "ptxas register count not parsed");
     cr_assert_eq(spill, 0);
     free(cubin);
+    free(src);
+    codegen_partition_free(&p);
+    codegen_family_free(&f);
+}
+
+/* A row loaded again after an eviction must read a different address expression
+ * (row + zero * gen), or ptxas merges the loads and spills the value in between. */
+Test(codegen_emit, reloads_are_numbered_per_block)
+{
+    codegen_family f;
+    synth_family(&f, 30, 800, 4);
+    codegen_shape shape;
+    cr_assert_eq(codegen_shape_parse("1x1x1/1x1x1", &shape), CKY_OK);
+    shape.live_limit = 8; /* forces evictions and reloads */
+    codegen_partition p;
+    cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
+    char *src = NULL;
+    cr_assert_eq(codegen_emit_kernel(&p, 0, 0, &src), CKY_OK);
+    int count[2][30] = {{0}}, reloads = 0;
+    for (const char *c = strstr(src, "\nCKY_BLOCK"); c; c = strchr(c + 1, '\n')) {
+        char base[8];
+        int row, gen;
+        if (!strncmp(c, "\nCKY_BLOCK", 10))
+            memset(count, 0, sizeof count); /* numbering restarts in every code block */
+        else if (sscanf(c, "\n    CKY_LOAD(%*[^,], %7[a-z], %d, %d);", base, &row, &gen) == 3) {
+            int *k = &count[base[0] == 'r'][row];
+            cr_assert_eq(gen, *k, "load of %s row %d numbered %d, want %d", base, row, gen, *k);
+            reloads += (*k)++ > 0;
+        }
+    }
+    cr_assert_gt(reloads, 0, "the live limit caused no reloads");
     free(src);
     codegen_partition_free(&p);
     codegen_family_free(&f);
@@ -147,7 +180,8 @@ Test(codegen_emit, nvrtc_error_returns_log)
     unsigned char *cubin = NULL;
     size_t size = 0;
     int regs, spill;
-    cky_status st = codegen_nvrtc_compile(src, "cky_bad", "sm_90", &cubin, &size, &regs, &spill);
+    cky_status st =
+        codegen_nvrtc_compile(src, "cky_bad", "sm_90", NULL, &cubin, &size, &regs, &spill);
     cr_assert_eq(st, CKY_ERR_COMPILE);
     cr_assert(strstr(cky_last_error(), "undeclared_y"), "no NVRTC log in: %s", cky_last_error());
     cr_assert_null(cubin);
