@@ -8,9 +8,8 @@
 
 #define TILE 32 /* gather/reduce tiles: 32 work items x 32 rows, 32 x 8 threads */
 
-/* float max through integer atomics (as in the generated kernels): non-negative floats
- * order like signed ints, negative ones (sign bit set, -inf included) reversed like
- * unsigned ints. */
+/* float max into a chart cell through integer atomics: non-negative floats order like
+ * signed ints, negative ones (sign bit set, -inf included) reversed like unsigned ints. */
 static __device__ __forceinline__ void atomic_max_float(float *addr, float v)
 {
     if (__float_as_int(v) >= 0)
