@@ -106,40 +106,42 @@ extern "C" cudaError_t kernels_reduce(const int *ws, long long stride, int n, co
     return cudaGetLastError();
 }
 
-/* UNARY_CELLS cells per block, their pre layers in shared memory, a thread per parent: each
- * unary entry (child, weight) is read once and applied to every cell of the block. */
-#define UNARY_CELLS 8
+/* The unary step: a block takes `lanes` cells (32 where shared memory allows) and copies
+ * their pre layers into shared memory, transposed (substate-major, a padded row of `lanes`
+ * floats per substate). Each group of `lanes` threads takes a parent substate p, one thread
+ * per cell: the unary entries of p are read once for all of the group's cells (the same
+ * address across the group) and each thread's shared-memory reads are consecutive across
+ * the group, so there are neither scattered entry loads nor bank conflicts. Two running
+ * maxima per thread keep the dependency chain short; max is exact in any order. */
+#define UNARY_THREADS 1024
 
-static __global__ void unary(const float *__restrict__ pre, float *__restrict__ post, int nsub,
-                             const int *__restrict__ cell, int ncell,
-                             const int *__restrict__ first, const int *__restrict__ child,
-                             const float *__restrict__ weight)
+static __global__ void __launch_bounds__(UNARY_THREADS)
+    unary(const float *__restrict__ pre, float *__restrict__ post, int nsub,
+          const int *__restrict__ cell, int ncell, const int *__restrict__ first,
+          const int *__restrict__ child, const float *__restrict__ weight, int lanes)
 {
-    extern __shared__ float in[]; /* [UNARY_CELLS][nsub] */
-    int c0 = blockIdx.x * UNARY_CELLS, nc = ncell - c0 < UNARY_CELLS ? ncell - c0 : UNARY_CELLS;
-    for (int c = 0; c < nc; c++) {
-        long long base = (long long)cell[c0 + c] * nsub;
-        for (int q = threadIdx.x; q < nsub; q += blockDim.x)
-            in[c * nsub + q] = pre[base + q];
+    extern __shared__ float in[]; /* in[q * (lanes + 1) + c]: substate q of cell c */
+    int pad = lanes + 1, c0 = blockIdx.x * lanes;
+    int nc = ncell - c0 < lanes ? ncell - c0 : lanes;
+    for (int i = threadIdx.x; i < lanes * nsub; i += blockDim.x) {
+        int c = i / nsub, q = i - c * nsub; /* reads run along a cell's substates */
+        in[q * pad + c] = c < nc ? pre[(long long)cell[c0 + c] * nsub + q] : -INFINITY;
     }
     __syncthreads();
-    for (int p = threadIdx.x; p < nsub; p += blockDim.x) {
-        float v[UNARY_CELLS];
-#pragma unroll
-        for (int c = 0; c < UNARY_CELLS; c++)
-            v[c] = c < nc ? in[c * nsub + p] : -INFINITY;
-        for (int e = first[p]; e < first[p + 1]; e++) {
-            int q = child[e];
-            float w = weight[e];
-#pragma unroll
-            for (int c = 0; c < UNARY_CELLS; c++)
-                if (c < nc)
-                    v[c] = fmaxf(v[c], __fadd_rn(in[c * nsub + q], w));
+    int c = threadIdx.x % lanes;
+    if (c >= nc)
+        return;
+    long long out = (long long)cell[c0 + c] * nsub;
+    for (int p = threadIdx.x / lanes; p < nsub; p += blockDim.x / lanes) {
+        float v0 = in[p * pad + c], v1 = -INFINITY;
+        int e = first[p], end = first[p + 1];
+        for (; e + 1 < end; e += 2) {
+            v0 = fmaxf(v0, __fadd_rn(in[child[e] * pad + c], weight[e]));
+            v1 = fmaxf(v1, __fadd_rn(in[child[e + 1] * pad + c], weight[e + 1]));
         }
-#pragma unroll
-        for (int c = 0; c < UNARY_CELLS; c++)
-            if (c < nc)
-                post[(long long)cell[c0 + c] * nsub + p] = v[c];
+        if (e < end)
+            v0 = fmaxf(v0, __fadd_rn(in[child[e] * pad + c], weight[e]));
+        post[out + p] = fmaxf(v0, v1);
     }
 }
 
@@ -149,14 +151,24 @@ extern "C" cudaError_t kernels_unary(const float *pre, float *post, int nsub, co
 {
     if (ncell <= 0)
         return cudaSuccess;
-    size_t shared = (size_t)UNARY_CELLS * nsub * sizeof(float);
-    if (shared > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(unary, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                             (int)shared);
-        if (e != cudaSuccess)
-            return e;
-    }
-    unsigned blocks = (unsigned)((ncell + UNARY_CELLS - 1) / UNARY_CELLS);
-    unary<<<blocks, 256, shared, stream>>>(pre, post, nsub, cell, ncell, first, child, weight);
+    int device, most;
+    cudaError_t e = cudaGetDevice(&device);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+    if (e != cudaSuccess)
+        return e;
+    int lanes = 32; /* the most cells (a power of two) whose pre layers fit */
+    while (lanes > 1 && (size_t)(lanes + 1) * nsub * sizeof(float) > (size_t)most)
+        lanes /= 2;
+    size_t shared = (size_t)(lanes + 1) * nsub * sizeof(float);
+    if (shared > (size_t)most)
+        return cudaErrorInvalidValue; /* not even one cell's pre layer fits */
+    if (shared > 48 * 1024 &&
+        (e = cudaFuncSetAttribute(unary, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                  (int)shared)) != cudaSuccess)
+        return e;
+    unsigned blocks = (unsigned)((ncell + lanes - 1) / lanes);
+    unary<<<blocks, UNARY_THREADS, shared, stream>>>(pre, post, nsub, cell, ncell, first, child,
+                                                     weight, lanes);
     return cudaGetLastError();
 }

@@ -44,7 +44,8 @@ cudaError_t kernels_reduce(const int *ws, long long stride, int n, const int *ce
 /* Closed unary step over `ncell` cells: for each listed cell c and substate p,
  *   post[c][p] = max(pre[c][p], max over unary entries (p <- q, w) of pre[c][q] + w),
  * the entries of parent p being child[first[p] .. first[p+1]) and weight[...] (CSR of
- * global ids; kviterbi_csr's un_* tables). Needs 8 * nsub * 4 bytes of shared memory. */
+ * global ids; kviterbi_csr's un_* tables). A block holds up to 32 cells in (cells + 1) * nsub
+ * floats of shared memory; cudaErrorInvalidValue if not even one cell fits. */
 cudaError_t kernels_unary(const float *pre, float *post, int nsub, const int *cell, int ncell,
                           const int *first, const int *child, const float *weight,
                           cudaStream_t stream);
