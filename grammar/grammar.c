@@ -89,6 +89,24 @@ static cky_status check_symbol(const grammar_builder *b, int s)
     return CKY_OK;
 }
 
+cky_status builder_adopt_binary(grammar_builder *b, int parent, int left, int right,
+                                double *prob)
+{
+    cky_status st;
+    if ((st = check_symbol(b, parent)) || (st = check_symbol(b, left)) ||
+        (st = check_symbol(b, right)))
+        goto fail;
+    if (!grow((void **)&b->binary, &b->cap_binary, b->nbinary, sizeof *b->binary)) {
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    b->binary[b->nbinary++] = (grammar_binary){parent, left, right, 0, NULL, NULL, prob};
+    return CKY_OK;
+fail:
+    free(prob);
+    return st;
+}
+
 cky_status builder_add_binary(grammar_builder *b, int parent, int left, int right,
                               const double *prob)
 {
@@ -96,15 +114,12 @@ cky_status builder_add_binary(grammar_builder *b, int parent, int left, int righ
     if ((st = check_symbol(b, parent)) || (st = check_symbol(b, left)) ||
         (st = check_symbol(b, right)))
         return st;
-    if (!grow((void **)&b->binary, &b->cap_binary, b->nbinary, sizeof *b->binary))
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
     size_t n = (size_t)b->nsub[left] * b->nsub[right] * b->nsub[parent];
     double *copy = malloc(n * sizeof *copy);
     if (!copy)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     memcpy(copy, prob, n * sizeof *copy);
-    b->binary[b->nbinary++] = (grammar_binary){parent, left, right, 0, NULL, NULL, copy};
-    return CKY_OK;
+    return builder_adopt_binary(b, parent, left, right, copy);
 }
 
 cky_status builder_add_unary(grammar_builder *b, int parent, int child, const double *prob)

@@ -34,6 +34,11 @@ cky_status builder_add_symbol(grammar_builder *b, const char *name, int nsub, in
 cky_status builder_add_binary(grammar_builder *b, int parent, int left, int right,
                               const double *prob);
 
+/* The same, taking ownership of the malloc'ed table `prob` (freed on failure too): no copy,
+ * and the untouched pages of a calloc'ed table are never written. */
+cky_status builder_adopt_binary(grammar_builder *b, int parent, int left, int right,
+                                double *prob);
+
 /* Add a closed Viterbi unary rule P -> C with linear prob[c * nsub[P] + p] (copied). Identity
  * rules (P == C) are ignored. */
 cky_status builder_add_unary(grammar_builder *b, int parent, int child, const double *prob);

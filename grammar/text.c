@@ -364,8 +364,8 @@ static cky_status text_bind_lexicon(text_grammar *t, lexicon_text *lex, const ch
 }
 
 /* Hand symbols and rules to a builder: rules grouped by parent (ascending), in order of first
- * appearance within a parent, binaries first. */
-static cky_status text_fill_builder(const text_grammar *t, int ngrammar_sym, grammar_builder *b)
+ * appearance within a parent, binaries first. The binary tables move to the builder. */
+static cky_status text_fill_builder(text_grammar *t, int ngrammar_sym, grammar_builder *b)
 {
     int nsym = name_table_count(t->names);
     cky_status st;
@@ -391,8 +391,10 @@ static cky_status text_fill_builder(const text_grammar *t, int ngrammar_sym, gra
     for (int pass = 0; pass < 2 && !st; pass++) {
         for (int i = 0; i < t->nrules && !st; i++) {
             const text_rule *r = &t->rules[order[i]];
-            if (pass == 0 && r->right >= 0)
-                st = builder_add_binary(b, r->parent, r->left, r->right, r->prob);
+            if (pass == 0 && r->right >= 0) {
+                st = builder_adopt_binary(b, r->parent, r->left, r->right, r->prob);
+                t->rules[order[i]].prob = NULL; /* the builder owns it now */
+            }
             else if (pass == 1 && r->right < 0)
                 st = builder_add_unary(b, r->parent, r->left, r->prob);
         }
