@@ -48,8 +48,7 @@ void builder_free(grammar_builder *b)
     free(b);
 }
 
-/* Grow *arr (of *cap elements of size `size`) to hold n + 1. */
-static int grow(void **arr, int *cap, int n, size_t size)
+int grammar_grow(void **arr, int *cap, int n, size_t size)
 {
     if (n < *cap)
         return 1;
@@ -67,8 +66,8 @@ cky_status builder_add_symbol(grammar_builder *b, const char *name, int nsub, in
     if (nsub <= 0 || nsub > 4096)
         return cky_fail(CKY_ERR_FORMAT, "symbol %s has %d substates", name, nsub);
     int c = b->cap_sym;
-    if (!grow((void **)&b->name, &c, b->nsym, sizeof *b->name) ||
-        !grow((void **)&b->nsub, &b->cap_sym, b->nsym, sizeof *b->nsub))
+    if (!grammar_grow((void **)&b->name, &c, b->nsym, sizeof *b->name) ||
+        !grammar_grow((void **)&b->nsub, &b->cap_sym, b->nsym, sizeof *b->nsub))
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     unsigned char *ph = realloc(b->phrasal, (size_t)b->cap_sym);
     if (!ph)
@@ -96,7 +95,7 @@ cky_status builder_adopt_binary(grammar_builder *b, int parent, int left, int ri
     if ((st = check_symbol(b, parent)) || (st = check_symbol(b, left)) ||
         (st = check_symbol(b, right)))
         goto fail;
-    if (!grow((void **)&b->binary, &b->cap_binary, b->nbinary, sizeof *b->binary)) {
+    if (!grammar_grow((void **)&b->binary, &b->cap_binary, b->nbinary, sizeof *b->binary)) {
         st = cky_fail(CKY_ERR_NOMEM, "out of memory");
         goto fail;
     }
@@ -129,7 +128,7 @@ cky_status builder_add_unary(grammar_builder *b, int parent, int child, const do
         return st;
     if (parent == child)
         return CKY_OK;
-    if (!grow((void **)&b->unary, &b->cap_unary, b->nunary, sizeof *b->unary))
+    if (!grammar_grow((void **)&b->unary, &b->cap_unary, b->nunary, sizeof *b->unary))
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     size_t n = (size_t)b->nsub[child] * b->nsub[parent];
     double *score = malloc(n * sizeof *score);

@@ -65,6 +65,10 @@ const char *name_table_str(const name_table *t, int id);
 
 int name_table_count(const name_table *t);
 
+/* Grow *arr (of *cap elements of size `size`, doubling from 64) to hold n + 1 elements:
+ * 1, or 0 when out of memory (*arr is then unchanged). */
+int grammar_grow(void **arr, int *cap, int n, size_t size);
+
 /* Java's Math.log agrees with glibc log on every value tested (spec §0); 0 -> -inf. */
 double grammar_log(double x);
 

@@ -55,14 +55,8 @@ static int lex_intern(lexicon_berkeley *lb, const char *w)
     int k = lex_find(lb, w);
     if (k >= 0)
         return k;
-    if (lb->nwords == lb->cap_words) {
-        int cap = lb->cap_words ? 2 * lb->cap_words : 1024;
-        lex_word *v = realloc(lb->words, (size_t)cap * sizeof *v);
-        if (!v)
-            return -1;
-        lb->words = v;
-        lb->cap_words = cap;
-    }
+    if (!grammar_grow((void **)&lb->words, &lb->cap_words, lb->nwords, sizeof *lb->words))
+        return -1;
     if (name_table_intern(lb->names, w, strlen(w), &k, NULL))
         return -1;
     memset(&lb->words[k], 0, sizeof lb->words[k]);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../util/io.h"
+#include "internal.h"
 #include "signature.h"
 
 /* ---- text_lines -------------------------------------------------------------------- */
@@ -204,14 +205,8 @@ static cky_status lexicon_parse_line(lexicon_text *lex, char *s, size_t len, con
         (st = lexicon_tag(lex, s, (size_t)(sp - s), nsub, path, line, &tag)) ||
         (st = name_table_intern(lex->words, word, wlen, &w, NULL)))
         return st;
-    if (lex->nentry == lex->cap_entry) {
-        int cap = lex->cap_entry ? 2 * lex->cap_entry : 4096;
-        lex_entry *e = realloc(lex->entry, (size_t)cap * sizeof *e);
-        if (!e)
-            return cky_fail(CKY_ERR_NOMEM, "out of memory");
-        lex->entry = e;
-        lex->cap_entry = cap;
-    }
+    if (!grammar_grow((void **)&lex->entry, &lex->cap_entry, lex->nentry, sizeof *lex->entry))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
     lex->entry[lex->nentry++] = (lex_entry){w, tag, off};
     return CKY_OK;
 }

@@ -90,14 +90,8 @@ cky_status name_table_intern(name_table *t, const char *s, size_t len, int *id, 
         t->chars = c;
         t->cap_chars = cap;
     }
-    if (t->count == t->cap_start) {
-        int cap = t->cap_start ? 2 * t->cap_start : 256;
-        size_t *st = realloc(t->start, (size_t)cap * sizeof *st);
-        if (!st)
-            return cky_fail(CKY_ERR_NOMEM, "out of memory");
-        t->start = st;
-        t->cap_start = cap;
-    }
+    if (!grammar_grow((void **)&t->start, &t->cap_start, t->count, sizeof *t->start))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
     size_t slot = name_table_slot(t, s, len);
     memcpy(t->chars + t->nchars, s, len);
     t->chars[t->nchars + len] = '\0';

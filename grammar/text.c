@@ -283,14 +283,8 @@ static cky_status text_rule_of(text_grammar *t, const text_line_rule *r, text_ru
         *out = &t->rules[t->key_rule[j]];
         return CKY_OK;
     }
-    if (t->nrules == t->cap_rules) {
-        int cap = t->cap_rules ? 2 * t->cap_rules : 1024;
-        text_rule *p = realloc(t->rules, (size_t)cap * sizeof *p);
-        if (!p)
-            return cky_fail(CKY_ERR_NOMEM, "out of memory");
-        t->rules = p;
-        t->cap_rules = cap;
-    }
+    if (!grammar_grow((void **)&t->rules, &t->cap_rules, t->nrules, sizeof *t->rules))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
     size_t size = (size_t)t->nsub[r->sym[0]] * t->nsub[r->sym[1]] *
                   (r->sym[2] >= 0 ? t->nsub[r->sym[2]] : 1);
     double *prob = calloc(size, sizeof *prob);
