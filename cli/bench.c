@@ -15,7 +15,8 @@
 #include "cli.h"
 
 static const char usage_text[] =
-    "usage: cky bench -g GRAMMAR -i FILE [--max-length N] [--repeat K] [--json]\n"
+    "usage: cky bench -g GRAMMAR -i FILE [--max-length N] [--repeat K] [--workspace N]\n"
+    "                 [--json]\n"
     "\n"
     "Parse the sentences of FILE (one per line) with the gpu engine: a warm-up pass, then K\n"
     "timed passes end to end (charts, trees on the GPU, un-annotation on the host; nothing is\n"
@@ -31,6 +32,7 @@ static const char usage_text[] =
     "      --max-length N      only sentences of at most N words (default 40)\n"
     "      --repeat K          timed passes (default 3); the best is reported\n"
     "      --device N          CUDA device (default 0)\n"
+    "      --workspace N       work items per kernel launch (default 131072)\n"
     "      --json              one JSON object instead of the table\n"
     "  -h, --help              this help\n";
 
@@ -94,11 +96,12 @@ static double pass(parser *p, const sentence *s, int n, parse_result *r)
 
 int cli_bench(int argc, char **argv)
 {
-    enum { OPT_MAXLEN = 256, OPT_REPEAT, OPT_JSON, OPT_DEVICE };
+    enum { OPT_MAXLEN = 256, OPT_REPEAT, OPT_JSON, OPT_DEVICE, OPT_WORKSPACE };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},        {"input", required_argument, 0, 'i'},
         {"max-length", required_argument, 0, OPT_MAXLEN},
         {"repeat", required_argument, 0, OPT_REPEAT}, {"device", required_argument, 0, OPT_DEVICE},
+        {"workspace", required_argument, 0, OPT_WORKSPACE},
         {"json", no_argument, 0, OPT_JSON},           {"help", no_argument, 0, 'h'},
         {0, 0, 0, 0}};
     const char *gpath = NULL, *input = NULL;
@@ -114,6 +117,7 @@ int cli_bench(int argc, char **argv)
         case OPT_MAXLEN: maxlen = atoi(optarg); break;
         case OPT_REPEAT: repeat = atoi(optarg); break;
         case OPT_DEVICE: popt.device = atoi(optarg); break;
+        case OPT_WORKSPACE: popt.workspace = atoi(optarg); break;
         case OPT_JSON: json = 1; break;
         case 'h': fputs(usage_text, stdout); return 0;
         case ':': return cli_usage_error("bench", "option %s needs a value", argv[optind - 1]);
@@ -122,8 +126,9 @@ int cli_bench(int argc, char **argv)
     }
     if (!gpath || !input)
         return cli_usage_error("bench", "give a grammar (-g) and an input file (-i)");
-    if (maxlen < 1 || repeat < 1 || popt.device < 0)
-        return cli_usage_error("bench", "--max-length and --repeat take positive numbers");
+    if (maxlen < 1 || repeat < 1 || popt.device < 0 || popt.workspace < 0)
+        return cli_usage_error("bench", "--max-length, --repeat and --workspace take positive "
+                               "numbers");
     popt.max_length = maxlen;
     sentence *s = NULL;
     int n = 0, rc = 0;
@@ -180,21 +185,23 @@ int cli_bench(int argc, char **argv)
                "\"words_per_second\": %.1f, \"rule_evaluations\": %.6g, "
                "\"rule_evaluations_per_second\": %.6g, \"peak_per_second\": %.6g, "
                "\"fraction_of_peak\": %.4f, \"xx_rule_evaluations_per_second\": %.6g, "
-               "\"xx_fraction_of_peak\": %.4f, \"stage_seconds\": {",
+               "\"xx_fraction_of_peak\": %.4f, \"workspace\": %d, \"stage_seconds\": {",
                gpath, input, gpu_engine_device(e), n, words, maxlen, setup, warm, best,
                n / best, words / best, evals, evals / best, peak, evals / best / peak, xx_rate,
-               xx_rate / peak);
+               xx_rate / peak, gpu_engine_width(e));
         for (int k = 0; k < GPU_NSTAGE; k++)
             printf("%s\"%s\": %.4f", k ? ", " : "", gpu_stage_name((gpu_stage)k), stage[k]);
         printf("}, \"profiled_pass_seconds\": %.4f}\n", profiled);
     } else {
         printf("grammar      %s\ninput        %s (%d sentences of 1..%d words, %ld words)\n"
-               "device       %s\nsetup        %.2f s (grammar, kernels from the cache)\n"
+               "device       %s\nworkspace    %d work items per launch\n"
+               "setup        %.2f s (grammar, kernels from the cache)\n"
                "warm-up      %.3f s\nbest of %d   %.3f s: %.1f sentences/s, %.0f words/s\n"
                "rule evals   %.4g per pass, %.4g /s = %.1f%% of the add+max peak %.4g /s\n"
                "XX kernels   %.4g /s = %.1f%% of peak\n"
                "stages (profiled pass, %.3f s; device stages by CUDA events):\n",
-               gpath, input, n, maxlen, words, gpu_engine_device(e), setup, warm, repeat, best,
+               gpath, input, n, maxlen, words, gpu_engine_device(e), gpu_engine_width(e), setup,
+               warm, repeat, best,
                n / best, words / best, evals, evals / best, 100 * evals / best / peak, peak,
                xx_rate, 100 * xx_rate / peak, profiled);
         for (int k = 0; k < GPU_NSTAGE; k++)

@@ -21,7 +21,7 @@ static void compile_usage(FILE *f)
         "                         one family; repeatable. Default: automatic, code blocks of\n"
         "                         about 1,800 rules\n"
         "  --live-limit N         most values a code block keeps live: parents are grouped\n"
-        "                         and rows reloaded to stay within it (default 64)\n"
+        "                         and rows reloaded to stay within it (default 48)\n"
         "  --arch ARCH            GPU architecture for NVRTC (default sm_90)\n"
         "  --no-gpu-code          skip NVRTC (partition and, with --host, the host build only)\n"
         "  --host                 also build the host (.so) version of every kernel and load it\n"

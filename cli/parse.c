@@ -37,6 +37,8 @@ static const char usage_text[] =
     "                          ref: the exact double-precision reference (Berkeley's\n"
     "                          arithmetic)\n"
     "      --device N          CUDA device of the gpu engine (default 0)\n"
+    "      --workspace N       work items per kernel launch (default: gpu 131072, cpu 512);\n"
+    "                          changes speed and memory, never the results\n"
     "      --backtrace MODE    exact: the true argmax with cky's tie-break (default);\n"
     "                          berkeley: the Berkeley parser's own back-trace (first derivation\n"
     "                          within relative 1e-5), to match its trees\n"
@@ -71,12 +73,13 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 static int read_options(int argc, char **argv, options *o)
 {
     enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
-           OPT_GOLD, OPT_EVAL, OPT_DEVICE };
+           OPT_GOLD, OPT_EVAL, OPT_DEVICE, OPT_WORKSPACE };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},   {"input", required_argument, 0, 'i'},
         {"output", required_argument, 0, 'o'},    {"score", no_argument, 0, OPT_SCORE},
         {"engine", required_argument, 0, OPT_ENGINE},
         {"device", required_argument, 0, OPT_DEVICE},
+        {"workspace", required_argument, 0, OPT_WORKSPACE},
         {"backtrace", required_argument, 0, OPT_BACKTRACE},
         {"max-length", required_argument, 0, OPT_MAXLEN},
         {"threads", required_argument, 0, OPT_THREADS},
@@ -116,6 +119,11 @@ static int read_options(int argc, char **argv, options *o)
         case OPT_DEVICE:
             if (!parse_int(optarg, 0, 1024, &o->popt.device))
                 return cli_usage_error("parse", "--device takes a device number (0, 1, ...)");
+            break;
+        case OPT_WORKSPACE:
+            if (!parse_int(optarg, 1, 1 << 26, &o->popt.workspace))
+                return cli_usage_error("parse", "--workspace takes a number from 1 to %d",
+                                       1 << 26);
             break;
         case OPT_BACKTRACE:
             if (!strcmp(optarg, "exact"))

@@ -14,10 +14,15 @@
  *
  * Workspace contract with the parser (all float32, symbol-major): for a family, LEFT has one
  * row per substate of the left child's class, RIGHT one row per substate of the right child's
- * class, PARENT one row per phrasal substate; column t is work item t; row k starts at
- * k * stride. Rows are numbered class-locally: the X class numbers the phrasal substates in
- * ascending global id, the T class the tag substates likewise (codegen_classes). A kernel
- * computes, for every work item t < n and every rule (p, l, r, w) of its cube,
+ * class, PARENT one row per phrasal substate. Host: column t is work item t and row k starts
+ * at k * stride. GPU: the workspaces are tiled by thread block: work items come in tiles of
+ * CODEGEN_THREADS, each tile holds its rows one after the other (`tile` floats apart), and
+ * row k of work item t is at (t / CODEGEN_THREADS) * tile + k * CODEGEN_THREADS +
+ * t % CODEGEN_THREADS, so a row's address is the thread's base plus a constant (one load
+ * instruction with an immediate offset). Rows are numbered class-locally: the X class
+ * numbers the phrasal substates in ascending global id, the T class the tag substates
+ * likewise (codegen_classes). A kernel computes, for every work item t < n and every rule
+ * (p, l, r, w) of its cube,
  *     parent[p][t] = max(parent[p][t], (left[l][t] + right[r][t]) + w)
  * with w = (float) of the grammar's double log score. Max is order-independent and every
  * rule value is computed with the same two float adds, so any schedule (GPU atomics, the
@@ -25,7 +30,7 @@
  *
  * Kernel entry points (the same name in the cubin and in the host .so):
  *     host: void NAME(const float *left, const float *right, float *parent, int n, int stride)
- *     GPU:  the same with a last argument `int zero`, which must be 0
+ *     GPU:  void NAME(const float *left, const float *right, float *parent, int n, int tile)
  * GPU launch: grid (ceil(n / CODEGEN_THREADS), nblock), CODEGEN_THREADS threads per block;
  * blockIdx.y selects the code block. On the GPU the parent workspace holds int32 keys, not
  * floats: key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff), which orders like v as a signed
@@ -40,7 +45,7 @@
 #include "../grammar/grammar.h"
 #include "../util/status.h"
 
-#define CODEGEN_VERSION "cky-codegen-5" /* part of every cache key: bump when output changes */
+#define CODEGEN_VERSION "cky-codegen-7" /* part of every cache key: bump when output changes */
 #define CODEGEN_THREADS 128             /* threads per GPU thread block */
 #define CODEGEN_KEY_NINF 0x807fffff     /* key(-inf): see the GPU workspace contract */
 

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/workers.h"
 #include "internal.h"
 #include "schedule.h"
 
@@ -265,18 +266,7 @@ static cky_status compile_jobs(pool *pl)
         threads = 1;
     if (threads > pl->njob)
         threads = pl->njob;
-    pthread_t *tid = calloc((size_t)(threads ? threads : 1), sizeof *tid);
-    if (!tid)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    int started = 0;
-    for (; started < threads; started++)
-        if (pthread_create(&tid[started], NULL, pool_worker, pl) != 0)
-            break;
-    if (started == 0)
-        pool_worker(pl);
-    for (int i = 0; i < started; i++)
-        pthread_join(tid[i], NULL);
-    free(tid);
+    workers_run(threads, pool_worker, pl);
     cky_status st = CKY_OK;
     codegen_program *prog = pl->prog;
     for (int i = 0; i < pl->njob; i++) {

@@ -56,10 +56,11 @@ static void text_printf(text *t, const char *fmt, ...)
 
 int codegen_blocks_per_sm(int max_live)
 {
-    /* The design page's probe: four 128-thread blocks per SM (128 registers each) was best
-     * for blocks of 1,000-2,000 rules, and spills were ruinous; so the most blocks whose
-     * register share still holds every live value plus addresses and indices. */
-    for (int blocks = 4; blocks > 1; blocks--) {
+    /* Spills are ruinous, and the kernels wait on DRAM and on instruction fetch, so more
+     * warps per SM help (docs/performance.md, 2026-11-22): the most blocks, up to eight
+     * (64 registers each), whose register share still holds every live value plus the
+     * margin. */
+    for (int blocks = 8; blocks > 1; blocks--) {
         int regs = 65536 / (CODEGEN_THREADS * blocks);
         if (regs > 255)
             regs = 255;
@@ -79,16 +80,13 @@ static const char prelude[] =
     "#define CKY_MAX(a, b) fmaxf(a, b)\n"
     "#define CKY_BLOCK static __device__ __forceinline__ void\n"
     "#define CKY_RESTRICT __restrict__\n"
-    "/* VAR = row ROW of workspace BASE for this thread, loaded for the GEN-th time in this\n"
-    "   code block. ptxas merges loads from one address (these are read-only) and keeps the\n"
-    "   value alive in between, spilling it, which undoes the plan's evictions; so the GEN-th\n"
-    "   load reads row ROW + ZERO * GEN, ZERO being a kernel argument that is always 0 */\n"
-    "#define CKY_LOAD(var, base, row, gen)                                             \\\n"
-    "    asm volatile(\"{\\n\\t.reg .u64 a;\\n\\t.reg .s32 r;\\n\\t\"                      \\\n"
-    "                 \"mad.lo.s32 r, %3, \" #gen \", \" #row \";\\n\\t\"                    \\\n"
-    "                 \"mad.wide.s32 a, r, %1, %2;\\n\\t\"                              \\\n"
-    "                 \"ld.global.nc.f32 %0, [a];\\n\\t}\"                              \\\n"
-    "                 : \"=f\"(var) : \"r\"((int)(s * 4)), \"l\"(base), \"r\"(zero))\n"
+    "/* VAR = row ROW of this thread's tile of workspace BASE (rows are CKY_ROW_BYTES apart,\n"
+    "   codegen.h). A relaxed load, not a read-only (.nc) one: ptxas merges .nc loads of one\n"
+    "   address and keeps the value alive in between, spilling it, which undoes the plan's\n"
+    "   evictions; it does not merge these. The offset is an immediate. */\n"
+    "#define CKY_LOAD(var, base, row)                                                  \\\n"
+    "    asm volatile(\"ld.relaxed.cta.global.f32 %0, [%1+%2];\"                       \\\n"
+    "                 : \"=f\"(var) : \"l\"(base), \"n\"((row) * CKY_ROW_BYTES))\n"
     "/* The parent workspace holds keys, not floats: key(v) = bits(v) ^ ((bits(v) >> 31) &\n"
     "   0x7fffffff) orders like v as a signed int (and key(key(v)) = v), so a max is one\n"
     "   integer atomic without a branch */\n"
@@ -101,8 +99,7 @@ static const char prelude[] =
     "#define CKY_MAX(a, b) ((a) > (b) ? (a) : (b))\n"
     "#define CKY_BLOCK static __attribute__((noinline)) void\n"
     "#define CKY_RESTRICT restrict\n"
-    "#define CKY_LOAD(var, base, row, gen) \\\n"
-    "    ((var) = *(const volatile float *)((base) + ((row) + zero * (gen)) * s))\n"
+    "#define CKY_LOAD(var, base, row) ((var) = *(const volatile float *)((base) + (row) * s))\n"
     "/* code blocks of one work item run one after the other: a plain float max */\n"
     "#define CKY_STORE(addr, v) (*(addr) = CKY_MAX(*(addr), v))\n"
     "#endif\n";
@@ -133,9 +130,9 @@ static void emit_declare(text *t, const codegen_rule *rule, long n, int axis, in
         text_printf(t, ";\n");
 }
 
-/* Emit code block b; `flags`, `mark` and `gen` are scratch for its rules and rows. */
+/* Emit code block b; `flags` and `mark` are scratch for its rules and rows. */
 static cky_status emit_block(text *t, const codegen_partition *p, const char *name, int b,
-                             unsigned char *flags, char *mark, int *gen)
+                             unsigned char *flags, char *mark)
 {
     const codegen_block *blk = &p->block[b];
     const codegen_rule *rule = p->rule + blk->first;
@@ -149,18 +146,16 @@ static cky_status emit_block(text *t, const codegen_partition *p, const char *na
                 "\n/* code block %d: %ld rules, %d left, %d right, %d parent rows, %ld loads, "
                 "at most %d values live */\n"
                 "CKY_BLOCK %s_b%d(const float *CKY_RESTRICT left, const float *CKY_RESTRICT "
-                "right, float *CKY_RESTRICT parent, long long s, int zero)\n{\n    float lr;\n",
+                "right, float *CKY_RESTRICT parent, long long s)\n{\n    float lr;\n",
                 b, blk->nrule, blk->nleft, blk->nright, blk->nparent, loads, live, name, b);
     for (int a = 0; a < 3; a++)
         emit_declare(t, rule, blk->nrule, a, p->dim[a], mark);
-    int *gen_l = gen, *gen_r = gen + p->dim[1]; /* loads of each row so far */
-    memset(gen, 0, (size_t)(p->dim[1] + p->dim[2]) * sizeof *gen);
     for (long i = 0; i < blk->nrule; i++) {
         const codegen_rule *r = &rule[i];
         if (flags[i] & PLAN_LOAD_L)
-            text_printf(t, "    CKY_LOAD(L%d, left, %d, %d);\n", r->l, r->l, gen_l[r->l]++);
+            text_printf(t, "    CKY_LOAD(L%d, left, %d);\n", r->l, r->l);
         if (flags[i] & PLAN_LOAD_R)
-            text_printf(t, "    CKY_LOAD(R%d, right, %d, %d);\n", r->r, r->r, gen_r[r->r]++);
+            text_printf(t, "    CKY_LOAD(R%d, right, %d);\n", r->r, r->r);
         if (flags[i] & PLAN_PAIR)
             text_printf(t, "    lr = L%d + R%d;\n", r->l, r->r);
         if (flags[i] & PLAN_FIRST_P)
@@ -187,11 +182,9 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
         dmax = p->dim[a] > dmax ? p->dim[a] : dmax;
     unsigned char *flags = malloc((size_t)most);
     char *mark = malloc((size_t)dmax);
-    int *gen = malloc((size_t)(p->dim[1] + p->dim[2] + 1) * sizeof *gen);
-    if (!flags || !mark || !gen) {
+    if (!flags || !mark) {
         free(flags);
         free(mark);
-        free(gen);
         return cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);
     }
     cky_status st = CKY_OK;
@@ -203,26 +196,25 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
     text_printf(&t,
                 "/* %s: generated by %s, family %s, %d code blocks, %ld rules.\n"
                 "   parent[p][t] = max(parent[p][t], (left[l][t] + right[r][t]) + w) for each "
-                "rule (p, l, r, w) */\n%s",
+                "rule (p, l, r, w) */\n#define CKY_ROW_BYTES %d\n%s",
                 name, CODEGEN_VERSION, codegen_family_name(p->family), kn->nblock, kn->nrule,
-                prelude);
+                CODEGEN_THREADS * (int)sizeof(float), prelude);
     for (int b = kn->first_block; b < kn->first_block + kn->nblock && !st; b++)
-        st = emit_block(&t, p, name, b, flags, mark, gen);
+        st = emit_block(&t, p, name, b, flags, mark);
     text_printf(&t,
                 "\n#ifdef __CUDACC__\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d, %d)\n"
                 "%s(const float *__restrict__ left, const float *__restrict__ right, "
-                "float *__restrict__ parent, int n, int stride, int zero)\n{\n"
-                "    int tid = blockIdx.x * blockDim.x + threadIdx.x;\n"
-                "    if (tid >= n)\n        return;\n"
-                "    long long s = stride;\n"
+                "float *__restrict__ parent, int n, int tile)\n{\n"
+                "    if (blockIdx.x * blockDim.x + threadIdx.x >= n)\n        return;\n"
+                "    long long o = (long long)blockIdx.x * tile + threadIdx.x; /* codegen.h */\n"
                 "    switch (blockIdx.y) {\n",
                 CODEGEN_THREADS, blocks_per_sm > 0 ? blocks_per_sm : codegen_blocks_per_sm(live),
                 name);
     for (int b = 0; b < kn->nblock; b++)
         text_printf(&t,
-                    "    case %d: %s_b%d(left + tid, right + tid, parent + tid, s, zero); break;\n",
-                    b, name, kn->first_block + b);
+                    "    case %d: %s_b%d(left + o, right + o, parent + o, %d); break;\n", b,
+                    name, kn->first_block + b, CODEGEN_THREADS);
     text_printf(&t,
                 "    }\n}\n#else\n"
                 "void %s(const float *left, const float *right, float *parent, int n, "
@@ -233,12 +225,11 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
     for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
         text_printf(&t,
                     "    for (int t = 0; t < n; t++)\n"
-                    "        %s_b%d(left + t, right + t, parent + t, s, 0);\n",
+                    "        %s_b%d(left + t, right + t, parent + t, s);\n",
                     name, b);
     text_printf(&t, "}\n#endif\n");
     free(flags);
     free(mark);
-    free(gen);
     if (st || t.failed) {
         free(t.buf);
         return st ? st : cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);

@@ -55,11 +55,12 @@ cky_status codegen_host_load(const char *dir, uint64_t key, const char *src, con
 const char *codegen_host_compiler(void);
 extern const char *const codegen_host_flags;
 
-/* Registers a kernel needs beyond its live values (addresses, indices, temporaries). */
-#define CODEGEN_REGISTER_MARGIN 24
+/* Registers a kernel needs beyond its live values (the three workspace addresses, the thread
+ * index, temporaries: loads use immediate offsets). */
+#define CODEGEN_REGISTER_MARGIN 12
 
 /* __launch_bounds__ minimum blocks per SM for a kernel whose code blocks keep at most
- * `max_live` values live: the most 128-thread blocks (4, 3, 2 or 1) whose share of the
+ * `max_live` values live: the most 128-thread blocks (8 down to 1) whose share of the
  * 64K-register file still holds them. */
 int codegen_blocks_per_sm(int max_live);
 

@@ -19,8 +19,9 @@
 
 #include "codegen.h"
 
-#define CODEGEN_LIVE_BUDGET 64 /* default B: four 128-thread blocks per SM (128 registers)
-                                  leave ptxas room to load ahead of use */
+#define CODEGEN_LIVE_BUDGET 48 /* default B: with the register margin, eight 128-thread
+                                  blocks per SM (64 registers); measured best on
+                                  eng-sm6-shape against 56, 64 (docs/performance.md) */
 
 /* Per-rule flags of a plan. */
 enum {

@@ -8,6 +8,12 @@
 
 #define TILE 32 /* gather/reduce tiles: 32 work items x 32 rows, 32 x 8 threads */
 
+/* Row x of work item t in a workspace of `tile` floats per tile (kernels.h). */
+static __device__ __forceinline__ long long ws_at(int x, int t, long long tile)
+{
+    return (t / KERNELS_TILE) * tile + x * KERNELS_TILE + t % KERNELS_TILE;
+}
+
 /* float max into a chart cell through integer atomics: non-negative floats order like
  * signed ints, negative ones (sign bit set, -inf included) reversed like unsigned ints. */
 static __device__ __forceinline__ void atomic_max_float(float *addr, float v)
@@ -18,27 +24,27 @@ static __device__ __forceinline__ void atomic_max_float(float *addr, float v)
         atomicMin((unsigned int *)addr, __float_as_uint(v));
 }
 
-static __global__ void fill(unsigned *ws, int rows, int n, long long stride, unsigned value)
+static __global__ void fill(unsigned *a, int rows, int n, long long stride, unsigned value)
 {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     for (int x = blockIdx.y; x < rows && t < n; x += gridDim.y)
-        ws[x * stride + t] = value;
+        a[x * stride + t] = value;
 }
 
-extern "C" cudaError_t kernels_fill(void *ws, int rows, int n, long long stride, unsigned value,
+extern "C" cudaError_t kernels_fill(void *a, int rows, int n, long long stride, unsigned value,
                                     cudaStream_t stream)
 {
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
     dim3 grid((n + 255) / 256, rows < 1024 ? rows : 1024);
-    fill<<<grid, 256, 0, stream>>>((unsigned *)ws, rows, n, stride, value);
+    fill<<<grid, 256, 0, stream>>>((unsigned *)a, rows, n, stride, value);
     return cudaGetLastError();
 }
 
 /* Block (bx, by) moves items [32 bx, 32 bx + 32) x rows [32 by, 32 by + 32). */
 static __global__ void gather(const float *__restrict__ chart, int nsub,
                               const int *__restrict__ cell, int n, const int *__restrict__ row,
-                              int rows, float *__restrict__ ws, long long stride)
+                              int rows, float *__restrict__ ws, long long wtile)
 {
     __shared__ float tile[TILE][TILE + 1];
     int t0 = blockIdx.x * TILE, x0 = blockIdx.y * TILE;
@@ -54,22 +60,22 @@ static __global__ void gather(const float *__restrict__ chart, int nsub,
     for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* write along work items */
         int xr = x0 + k;
         if (t < n && xr < rows)
-            ws[xr * stride + t] = tile[threadIdx.x][k];
+            ws[ws_at(xr, t, wtile)] = tile[threadIdx.x][k];
     }
 }
 
 extern "C" cudaError_t kernels_gather(const float *chart, int nsub, const int *cell, int n,
-                                      const int *row, int rows, float *ws, long long stride,
+                                      const int *row, int rows, float *ws, long long tile,
                                       cudaStream_t stream)
 {
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
     dim3 grid((n + TILE - 1) / TILE, (rows + TILE - 1) / TILE), block(TILE, 8);
-    gather<<<grid, block, 0, stream>>>(chart, nsub, cell, n, row, rows, ws, stride);
+    gather<<<grid, block, 0, stream>>>(chart, nsub, cell, n, row, rows, ws, tile);
     return cudaGetLastError();
 }
 
-static __global__ void reduce(const int *__restrict__ ws, long long stride, int n,
+static __global__ void reduce(const int *__restrict__ ws, long long wtile, int n,
                               const int *__restrict__ cell, const int *__restrict__ row,
                               int rows, float *__restrict__ chart, int nsub)
 {
@@ -78,7 +84,7 @@ static __global__ void reduce(const int *__restrict__ ws, long long stride, int 
     int t = t0 + threadIdx.x;
     for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* read along work items */
         int xr = x0 + k;
-        int key = t < n && xr < rows ? ws[xr * stride + t] : 0;
+        int key = t < n && xr < rows ? ws[ws_at(xr, t, wtile)] : 0;
         tile[k][threadIdx.x] = t < n && xr < rows ? __int_as_float(key ^ ((key >> 31) & 0x7fffffff))
                                                   : -INFINITY; /* the key is its own inverse */
     }
@@ -95,14 +101,14 @@ static __global__ void reduce(const int *__restrict__ ws, long long stride, int 
     }
 }
 
-extern "C" cudaError_t kernels_reduce(const int *ws, long long stride, int n, const int *cell,
+extern "C" cudaError_t kernels_reduce(const int *ws, long long tile, int n, const int *cell,
                                       const int *row, int rows, float *chart, int nsub,
                                       cudaStream_t stream)
 {
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
     dim3 grid((n + TILE - 1) / TILE, (rows + TILE - 1) / TILE), block(TILE, 8);
-    reduce<<<grid, block, 0, stream>>>(ws, stride, n, cell, row, rows, chart, nsub);
+    reduce<<<grid, block, 0, stream>>>(ws, tile, n, cell, row, rows, chart, nsub);
     return cudaGetLastError();
 }
 
@@ -145,28 +151,30 @@ static __global__ void __launch_bounds__(UNARY_THREADS)
     }
 }
 
-extern "C" cudaError_t kernels_unary(const float *pre, float *post, int nsub, const int *cell,
-                                     int ncell, const int *first, const int *child,
-                                     const float *weight, cudaStream_t stream)
+extern "C" cudaError_t kernels_unary_setup(int nsub, int *lanes)
 {
-    if (ncell <= 0)
-        return cudaSuccess;
     int device, most;
     cudaError_t e = cudaGetDevice(&device);
     if (e == cudaSuccess)
         e = cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
     if (e != cudaSuccess)
         return e;
-    int lanes = 32; /* the most cells (a power of two) whose pre layers fit */
-    while (lanes > 1 && (size_t)(lanes + 1) * nsub * sizeof(float) > (size_t)most)
-        lanes /= 2;
-    size_t shared = (size_t)(lanes + 1) * nsub * sizeof(float);
+    *lanes = 32; /* the most cells (a power of two) whose pre layers fit */
+    while (*lanes > 1 && (size_t)(*lanes + 1) * nsub * sizeof(float) > (size_t)most)
+        *lanes /= 2;
+    size_t shared = (size_t)(*lanes + 1) * nsub * sizeof(float);
     if (shared > (size_t)most)
         return cudaErrorInvalidValue; /* not even one cell's pre layer fits */
-    if (shared > 48 * 1024 &&
-        (e = cudaFuncSetAttribute(unary, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                  (int)shared)) != cudaSuccess)
-        return e;
+    return cudaFuncSetAttribute(unary, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)shared);
+}
+
+extern "C" cudaError_t kernels_unary(const float *pre, float *post, int nsub, const int *cell,
+                                     int ncell, const int *first, const int *child,
+                                     const float *weight, int lanes, cudaStream_t stream)
+{
+    if (ncell <= 0)
+        return cudaSuccess;
+    size_t shared = (size_t)(lanes + 1) * nsub * sizeof(float);
     unsigned blocks = (unsigned)((ncell + lanes - 1) / lanes);
     unary<<<blocks, UNARY_THREADS, shared, stream>>>(pre, post, nsub, cell, ncell, first, child,
                                                      weight, lanes);

@@ -13,9 +13,12 @@
 #include "../kernels/gpu.h"
 #include "../kernels/kernels.h"
 #include "../kernels/viterbi_gpu.h"
+#include "../util/workers.h"
 
 #define DEFAULT_WIDTH (1 << 17) /* work items per workspace: a launch must fill 132 SMs */
 #define MEMORY_SHARE 0.8        /* of the free device memory, for the charts and items */
+
+_Static_assert(KERNELS_TILE == CODEGEN_THREADS, "a workspace tile is one thread block");
 
 /* A grow-only buffer, on the device or pinned on the host. */
 typedef struct buffer {
@@ -63,9 +66,11 @@ struct gpu_engine {
     kviterbi_tables *vt;
     cudaStream_t stream;
     int width, nsub, threads;
+    int tile;          /* floats per workspace tile: the most rows of a class x KERNELS_TILE */
+    int unary_lanes;   /* cells per block of the unary step */
     int *d_row[2];     /* class-local row -> global id, classes X and T */
     int *d_root_row;   /* { ROOT's global id } */
-    float *ws[3];      /* left, right, parent workspaces: rows x width */
+    float *ws[3];      /* left, right, parent workspaces: width / KERNELS_TILE tiles */
     /* per sub-batch, grown as needed */
     buffer pre, post;              /* device charts */
     buffer d_items, h_items;       /* left, right, parent cell of every work item, then the
@@ -143,6 +148,8 @@ const gpu_stats *gpu_engine_stats(const gpu_engine *e) { return &e->stats; }
 
 const char *gpu_engine_device(const gpu_engine *e) { return e->desc; }
 
+int gpu_engine_width(const gpu_engine *e) { return e->width; }
+
 /* ---- setup ---- */
 
 static cky_status upload(void **dst, const void *src, size_t bytes)
@@ -183,9 +190,11 @@ static cky_status engine_load(gpu_engine *e)
     if ((st = kviterbi_tables_new(g, &e->vt)))
         return st;
     int rows = cl->n[CODEGEN_X] > cl->n[CODEGEN_T] ? cl->n[CODEGEN_X] : cl->n[CODEGEN_T];
+    e->tile = (rows ? rows : 1) * KERNELS_TILE;
+    size_t tiles = ((size_t)e->width + KERNELS_TILE - 1) / KERNELS_TILE;
     for (int w = 0; w < 3; w++)
-        GPU_CHECK(cudaMalloc((void **)&e->ws[w], (size_t)(rows ? rows : 1) * e->width *
-                                                     sizeof(float)));
+        GPU_CHECK(cudaMalloc((void **)&e->ws[w], tiles * e->tile * sizeof(float)));
+    GPU_CHECK(kernels_unary_setup(e->nsub, &e->unary_lanes));
     GPU_CHECK(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
     return CKY_OK;
 }
@@ -299,16 +308,7 @@ static cky_status score_words(gpu_engine *e, const sentence *s, int n, const lon
                               float *out)
 {
     lex_job j = {e->g, s, word0, out, n, 0, CKY_OK, NULL, PTHREAD_MUTEX_INITIALIZER};
-    int nt = e->threads < n ? e->threads : n;
-    pthread_t tid[64];
-    int started = 0;
-    for (; started < nt && started < 64; started++)
-        if (pthread_create(&tid[started], NULL, lex_worker, &j) != 0)
-            break;
-    if (started == 0)
-        lex_worker(&j);
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
+    workers_run(e->threads < n ? e->threads : n, lex_worker, &j);
     cky_status st = j.st ? cky_fail(j.st, "%s", j.error ? j.error : "lexicon failed") : CKY_OK;
     free(j.error);
     return st;
@@ -366,6 +366,42 @@ typedef struct plan {
     segment *cell; /* [d]: cells of span d; [maxn + 1]: the root cells */
 } plan;
 
+/* Filling the work items of a plan, one span length at a time, on host threads. */
+typedef struct fill_job {
+    const plan *p;
+    const sentence *s;
+    const long long *cell0;
+    int *left, *right, *parent;
+    int next; /* the next span length to fill */
+    pthread_mutex_t lock;
+} fill_job;
+
+static void *fill_worker(void *arg)
+{
+    fill_job *j = arg;
+    const plan *p = j->p;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        int d = j->next++;
+        pthread_mutex_unlock(&j->lock);
+        if (d > p->maxn)
+            break;
+        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+            long m = p->bin[d * CODEGEN_NFAMILY + f].first;
+            for (int k = 0; k < p->n; k++)
+                for (int i = 0; i + d <= j->s[k].n; i++)
+                    for (int sp = i + 1; sp < i + d; sp++)
+                        if (codegen_family_has_split((codegen_family_id)f, i, sp, i + d)) {
+                            int base = (int)j->cell0[k], len = j->s[k].n;
+                            j->left[m] = base + (int)chart_cell(len, i, sp);
+                            j->right[m] = base + (int)chart_cell(len, sp, i + d);
+                            j->parent[m++] = base + (int)chart_cell(len, i, i + d);
+                        }
+        }
+    }
+    return NULL;
+}
+
 static cky_status plan_build(gpu_engine *e, const sentence *s, int n, plan *p)
 {
     memset(p, 0, sizeof *p);
@@ -406,22 +442,22 @@ static cky_status plan_build(gpu_engine *e, const sentence *s, int n, plan *p)
         c0 += (long)chart_ncells(s[k].n);
         nd += 2L * s[k].n - 1;
     }
+    /* segments: work items by span length d, then family; a family's splits of a span
+     * depend only on the children's widths, so each cell of span d has the same number */
     long m = 0;
     for (int d = 2; d <= p->maxn; d++)
         for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+            int per_cell = 0;
+            for (int sp = 1; sp < d; sp++)
+                per_cell += codegen_family_has_split((codegen_family_id)f, 0, sp, d);
             segment *sg = &p->bin[d * CODEGEN_NFAMILY + f];
             sg->first = m;
             for (int k = 0; k < n; k++)
-                for (int i = 0; i + d <= s[k].n; i++)
-                    for (int sp = i + 1; sp < i + d; sp++)
-                        if (codegen_family_has_split((codegen_family_id)f, i, sp, i + d)) {
-                            int base = (int)cell0[k], len = s[k].n;
-                            left[m] = base + (int)chart_cell(len, i, sp);
-                            right[m] = base + (int)chart_cell(len, sp, i + d);
-                            parent[m++] = base + (int)chart_cell(len, i, i + d);
-                        }
+                m += s[k].n >= d ? (long)(s[k].n - d + 1) * per_cell : 0;
             sg->count = m - sg->first;
         }
+    fill_job j = {p, s, cell0, left, right, parent, 2, PTHREAD_MUTEX_INITIALIZER};
+    workers_run(e->threads < p->maxn ? e->threads : p->maxn, fill_worker, &j);
     m = 0;
     for (int d = 1; d <= p->maxn; d++) {
         p->cell[d].first = m;
@@ -447,32 +483,32 @@ static cky_status run_family(gpu_engine *e, const plan *p, codegen_family_id f, 
     const int *left = (const int *)e->d_items.p, *right = left + p->nitem;
     const int *parent = right + p->nitem;
     const codegen_partition *part = &e->prog->part[f];
-    int stride = e->width, rows_x = cl->n[CODEGEN_X];
+    int tile = e->tile, rows_x = cl->n[CODEGEN_X];
     for (long first = sg.first; first < sg.first + sg.count; first += e->width) {
         int n = (int)(sg.first + sg.count - first < e->width ? sg.first + sg.count - first
                                                               : e->width);
         cky_status st;
         if ((st = prof_begin(e)))
             return st;
-        GPU_CHECK(kernels_fill(e->ws[2], rows_x, n, stride, CODEGEN_KEY_NINF, e->stream));
+        int tiles = (n + KERNELS_TILE - 1) / KERNELS_TILE;
+        GPU_CHECK(kernels_fill(e->ws[2], tiles, rows_x * KERNELS_TILE, tile, CODEGEN_KEY_NINF,
+                               e->stream));
         GPU_CHECK(kernels_gather(e->post.p, e->nsub, left + first, n, e->d_row[lc], cl->n[lc],
-                                 e->ws[0], stride, e->stream));
+                                 e->ws[0], tile, e->stream));
         GPU_CHECK(kernels_gather(e->post.p, e->nsub, right + first, n, e->d_row[rc],
-                                 cl->n[rc], e->ws[1], stride, e->stream));
+                                 cl->n[rc], e->ws[1], tile, e->stream));
         if ((st = prof_end(e, GPU_STAGE_GATHER)) || (st = prof_begin(e)))
             return st;
         for (int k = 0; k < part->nkernel; k++) {
-            int zero = 0;
-            void *args[] = {&e->ws[0], &e->ws[1], &e->ws[2], &n, &stride, &zero};
-            dim3 grid = {(unsigned)((n + CODEGEN_THREADS - 1) / CODEGEN_THREADS),
-                         (unsigned)part->kernel[k].nblock, 1};
+            void *args[] = {&e->ws[0], &e->ws[1], &e->ws[2], &n, &tile};
+            dim3 grid = {(unsigned)tiles, (unsigned)part->kernel[k].nblock, 1};
             dim3 block = {CODEGEN_THREADS, 1, 1};
             if ((st = gpu_kernel_launch(&e->kernel[f][k], grid, block, args, e->stream)))
                 return st;
         }
         if ((st = prof_end(e, (gpu_stage)(GPU_STAGE_XX + f))) || (st = prof_begin(e)))
             return st;
-        GPU_CHECK(kernels_reduce((const int *)e->ws[2], stride, n, parent + first,
+        GPU_CHECK(kernels_reduce((const int *)e->ws[2], tile, n, parent + first,
                                  e->d_row[CODEGEN_X], rows_x, e->pre.p, e->nsub, e->stream));
         if ((st = prof_end(e, GPU_STAGE_REDUCE)))
             return st;
@@ -492,7 +528,7 @@ static cky_status run_unary(gpu_engine *e, const plan *p, segment sg)
         return st;
     const kviterbi_csr *t = &e->vt->dev;
     GPU_CHECK(kernels_unary(e->pre.p, e->post.p, e->nsub, cells + sg.first, (int)sg.count,
-                            t->un_first, t->un_child, t->un_w, e->stream));
+                            t->un_first, t->un_child, t->un_w, e->unary_lanes, e->stream));
     return prof_end(e, GPU_STAGE_UNARY);
 }
 
@@ -567,8 +603,8 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, double *roo
     /* root scores and trees */
     viterbi_node *d_nodes = e->d_nodes.p;
     int *d_status = (int *)(d_nodes + p.nnode);
-    TRY(kernels_gather(e->post.p, e->nsub, cells + p.ncell, n, e->d_root_row, 1, dm.root, n,
-                       e->stream));
+    TRY(kernels_gather(e->post.p, e->nsub, cells + p.ncell, n, e->d_root_row, 1, dm.root,
+                       KERNELS_TILE, e->stream)); /* one row: root[t] */
     if (!st)
         st = prof_begin(e);
     if (!st)

@@ -57,6 +57,9 @@ cky_status gpu_engine_new(const grammar *g, int device, int width, gpu_engine **
 /* Describe the device in one line ("NVIDIA H200, 132 SMs, 139.8 GiB"). */
 const char *gpu_engine_device(const gpu_engine *e);
 
+/* Work items per kernel launch (the width of the workspaces). */
+int gpu_engine_width(const gpu_engine *e);
+
 /* Measure per-stage device times from now on (adds CUDA events; a little slower). */
 void gpu_engine_profile(gpu_engine *e, int on);
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../kernels/gpu.h"
+#include "../util/workers.h"
 #include "cpu.h"
 #include "gpu.h"
 #include "ref.h"
@@ -21,7 +22,7 @@ struct parser {
 
 parser_options parser_default_options(void)
 {
-    return (parser_options){PARSER_ENGINE_REF, VITERBI_EXACT, 0, 200, 0};
+    return (parser_options){PARSER_ENGINE_REF, VITERBI_EXACT, 0, 200, 0, 0};
 }
 
 parser_engine parser_default_engine(void)
@@ -46,9 +47,9 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     }
     cky_status st = CKY_OK;
     if (opt->engine == PARSER_ENGINE_CPU)
-        st = cpu_engine_new(g, p->opt.threads, 0, &p->cpu);
+        st = cpu_engine_new(g, p->opt.threads, opt->workspace, &p->cpu);
     else if (opt->engine == PARSER_ENGINE_GPU)
-        st = gpu_engine_new(g, opt->device, 0, &p->gpu);
+        st = gpu_engine_new(g, opt->device, opt->workspace, &p->gpu);
     if (st) {
         free(p);
         return st;
@@ -241,21 +242,6 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
     if (p->gpu)
         return parse_gpu(p, s, n, out, todo);
     job jb = {p, s, out, n, 0, PTHREAD_MUTEX_INITIALIZER};
-    int nthreads = p->opt.threads < todo ? p->opt.threads : todo;
-    if (nthreads <= 1) {
-        worker(&jb);
-        return CKY_OK;
-    }
-    pthread_t *tid = malloc((size_t)nthreads * sizeof *tid);
-    if (!tid)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    int started = 0;
-    while (started < nthreads && pthread_create(&tid[started], NULL, worker, &jb) == 0)
-        started++;
-    if (started == 0)
-        worker(&jb);
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
-    free(tid);
+    workers_run(p->opt.threads < todo ? p->opt.threads : todo, worker, &jb);
     return CKY_OK;
 }

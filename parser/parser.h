@@ -21,9 +21,11 @@ typedef struct parser_options {
     int threads;    /* CPU worker threads (0: one per core) */
     int max_length; /* longer sentences are not parsed (PARSE_TOO_LONG) */
     int device;     /* CUDA device of the gpu engine */
+    int workspace;  /* work items per kernel launch (0: the engine's default) */
 } parser_options;
 
-/* Defaults: engine ref, exact back-trace, one thread per core, max length 200, device 0. */
+/* Defaults: engine ref, exact back-trace, one thread per core, max length 200, device 0,
+ * the engine's workspace width. */
 parser_options parser_default_options(void);
 
 typedef enum parse_outcome {

@@ -126,7 +126,10 @@ Test(codegen_emit, nvrtc_compiles_sm90_cubin)
     cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
     char *src = NULL;
     cr_assert_eq(codegen_emit_kernel(&p, 0, 0, &src), CKY_OK);
-    cr_assert(strstr(src, "__launch_bounds__(128, 4)"));
+    char bounds[64]; /* the default live budget fits eight blocks per SM (64 registers) */
+    cr_assert_leq(p.max_live, 48);
+    snprintf(bounds, sizeof bounds, "__launch_bounds__(128, %d)", 8);
+    cr_assert(strstr(src, bounds), "no %s", bounds);
     unsigned char *cubin = NULL;
     size_t size = 0;
     int regs = -1, spill = -1;
@@ -143,9 +146,47 @@ Test(codegen_emit, nvrtc_compiles_sm90_cubin)
     codegen_family_free(&f);
 }
 
-/* A row loaded again after an eviction must read a different address expression
- * (row + zero * gen), or ptxas merges the loads and spills the value in between. */
-Test(codegen_emit, reloads_are_numbered_per_block)
+/* Instructions of sm_90 SASS (16 bytes each, the opcode in the low 12 bits) in section
+ * ".text.NAME" of an ELF64 cubin whose opcode is `op` (0x981: LDG, a global load). */
+static int count_sass(const unsigned char *elf, size_t size, const char *name, unsigned op)
+{
+    uint64_t shoff;
+    uint16_t shentsize, shnum, shstrndx;
+    memcpy(&shoff, elf + 0x28, 8);
+    memcpy(&shentsize, elf + 0x3a, 2);
+    memcpy(&shnum, elf + 0x3c, 2);
+    memcpy(&shstrndx, elf + 0x3e, 2);
+    cr_assert(shoff + (uint64_t)shnum * shentsize <= size, "section table outside the cubin");
+    uint64_t strtab;
+    memcpy(&strtab, elf + shoff + (uint64_t)shstrndx * shentsize + 0x18, 8);
+    char want[64];
+    snprintf(want, sizeof want, ".text.%s", name);
+    for (int i = 0; i < shnum; i++) {
+        const unsigned char *sh = elf + shoff + (uint64_t)i * shentsize;
+        uint32_t sname;
+        uint64_t off, len;
+        memcpy(&sname, sh, 4);
+        memcpy(&off, sh + 0x18, 8);
+        memcpy(&len, sh + 0x20, 8);
+        if (strcmp((const char *)elf + strtab + sname, want))
+            continue;
+        cr_assert(off + len <= size, "%s outside the cubin", want);
+        int n = 0;
+        for (uint64_t k = off; k + 16 <= off + len; k += 16) {
+            uint64_t lo;
+            memcpy(&lo, elf + k, 8);
+            n += (lo & 0xfff) == op;
+        }
+        return n;
+    }
+    cr_assert_fail("no section %s in the cubin", want);
+    return -1;
+}
+
+/* Every load of the plan, reloads after evictions included, must survive ptxas as its own
+ * instruction: ptxas merges read-only loads of one address and keeps the value alive in
+ * between, spilling it. */
+Test(codegen_emit, ptxas_keeps_every_planned_load)
 {
     codegen_family f;
     synth_family(&f, 30, 800, 4);
@@ -156,19 +197,25 @@ Test(codegen_emit, reloads_are_numbered_per_block)
     cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
     char *src = NULL;
     cr_assert_eq(codegen_emit_kernel(&p, 0, 0, &src), CKY_OK);
-    int count[2][30] = {{0}}, reloads = 0;
-    for (const char *c = strstr(src, "\nCKY_BLOCK"); c; c = strchr(c + 1, '\n')) {
-        char base[8];
-        int row, gen;
-        if (!strncmp(c, "\nCKY_BLOCK", 10))
-            memset(count, 0, sizeof count); /* numbering restarts in every code block */
-        else if (sscanf(c, "\n    CKY_LOAD(%*[^,], %7[a-z], %d, %d);", base, &row, &gen) == 3) {
-            int *k = &count[base[0] == 'r'][row];
-            cr_assert_eq(gen, *k, "load of %s row %d numbered %d, want %d", base, row, gen, *k);
-            reloads += (*k)++ > 0;
-        }
+    int loads = 0, rows = 0;
+    for (const char *c = strstr(src, "\n    CKY_LOAD("); c; c = strstr(c + 1, "\n    CKY_LOAD("))
+        loads++;
+    for (const char *c = strstr(src, "\n    float "); c; c = strstr(c + 1, "\n    float ")) {
+        const char *end = strchr(c + 1, '\n');
+        for (const char *x = c + 10; x < end; x++) /* L<row> and R<row> declarations */
+            rows += (*x == 'L' || *x == 'R') && (x[-1] == ' ');
     }
-    cr_assert_gt(reloads, 0, "the live limit caused no reloads");
+    cr_assert_gt(loads, rows, "the live limit caused no reloads (%d loads, %d rows)", loads,
+                 rows);
+    unsigned char *cubin = NULL;
+    size_t size = 0;
+    int regs = -1, spill = -1;
+    cr_assert_eq(
+        codegen_nvrtc_compile(src, "cky_XX_k0", "sm_90", NULL, &cubin, &size, &regs, &spill),
+        CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(count_sass(cubin, size, "cky_XX_k0", 0x981), loads,
+                 "ptxas kept a different number of loads than the %d planned", loads);
+    free(cubin);
     free(src);
     codegen_partition_free(&p);
     codegen_family_free(&f);

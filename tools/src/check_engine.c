@@ -34,6 +34,7 @@
 #include "../../parser/ref.h"
 #include "../../parser/sentence.h"
 #include "../../util/io.h"
+#include "../../util/workers.h"
 #include "../../viterbi/viterbi.h"
 
 #define PROG "check_engine"
@@ -562,26 +563,6 @@ static void *check_worker(void *arg)
     }
 }
 
-/* Check the sentences of one batch on `threads` threads. Returns 0 or prints the error. */
-static int check_batch(batch_job *jb, int threads)
-{
-    pthread_t *tid = calloc((size_t)threads, sizeof *tid);
-    if (!tid) {
-        fprintf(stderr, PROG ": out of memory\n");
-        return 1;
-    }
-    int started = 0;
-    for (; started < threads && started < jb->n; started++)
-        if (pthread_create(&tid[started], NULL, check_worker, jb))
-            break;
-    if (started == 0)
-        check_worker(jb);
-    for (int t = 0; t < started; t++)
-        pthread_join(tid[t], NULL);
-    free(tid);
-    return 0;
-}
-
 /* ---- the run ----------------------------------------------------------------------- */
 
 typedef struct tally {
@@ -655,7 +636,7 @@ static int run_batches(const grammar *g, const options *o, cpu_engine *e, const 
         memset(v, 0, (size_t)n * sizeof *v);
         batch_job jb = {.g = g, .o = o, .s = c->s + first, .cpu = charts, .v = v, .n = n};
         pthread_mutex_init(&jb.lock, NULL);
-        rc = check_batch(&jb, o->threads);
+        workers_run(o->threads < n ? o->threads : n, check_worker, &jb);
         pthread_mutex_destroy(&jb.lock);
         for (int k = 0; k < n; k++) {
             chart_free(charts[k]); /* left over only if a thread failed to start */
