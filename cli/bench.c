@@ -117,7 +117,10 @@ int cli_bench(int argc, char **argv)
         case OPT_MAXLEN: maxlen = atoi(optarg); break;
         case OPT_REPEAT: repeat = atoi(optarg); break;
         case OPT_DEVICE: popt.device = atoi(optarg); break;
-        case OPT_WORKSPACE: popt.workspace = atoi(optarg); break;
+        case OPT_WORKSPACE:
+            if ((popt.workspace = atoi(optarg)) < 1)
+                return cli_usage_error("bench", "--workspace takes a positive number");
+            break;
         case OPT_JSON: json = 1; break;
         case 'h': fputs(usage_text, stdout); return 0;
         case ':': return cli_usage_error("bench", "option %s needs a value", argv[optind - 1]);
@@ -126,9 +129,8 @@ int cli_bench(int argc, char **argv)
     }
     if (!gpath || !input)
         return cli_usage_error("bench", "give a grammar (-g) and an input file (-i)");
-    if (maxlen < 1 || repeat < 1 || popt.device < 0 || popt.workspace < 0)
-        return cli_usage_error("bench", "--max-length, --repeat and --workspace take positive "
-                               "numbers");
+    if (maxlen < 1 || repeat < 1 || popt.device < 0)
+        return cli_usage_error("bench", "--max-length and --repeat take positive numbers");
     popt.max_length = maxlen;
     sentence *s = NULL;
     int n = 0, rc = 0;

@@ -194,7 +194,12 @@ static cky_status engine_load(gpu_engine *e)
     size_t tiles = ((size_t)e->width + KERNELS_TILE - 1) / KERNELS_TILE;
     for (int w = 0; w < 3; w++)
         GPU_CHECK(cudaMalloc((void **)&e->ws[w], tiles * e->tile * sizeof(float)));
-    GPU_CHECK(kernels_unary_setup(e->nsub, &e->unary_lanes));
+    cudaError_t unary = kernels_unary_setup(e->nsub, &e->unary_lanes);
+    if (unary == cudaErrorInvalidValue)
+        return cky_fail(CKY_ERR_CUDA, "gpu engine: the unary step needs %zu bytes of shared "
+                        "memory for one cell of %d substates, more than %s allows",
+                        2 * (size_t)e->nsub * sizeof(float), e->nsub, e->dev.name);
+    GPU_CHECK(unary);
     GPU_CHECK(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
     return CKY_OK;
 }
