@@ -37,10 +37,12 @@ static void compile_usage(FILE *f)
         "                         (partition and compile, the grammar already loaded)\n"
         "  -h, --help             this text\n\n"
         "The report gives per family: rules, kernels, code blocks, rules per block\n"
-        "(min/mean/max), rows loaded per block, the reload rate (mean number of kernels that\n"
-        "use a row, over all P, L and R rows) against naive equal-width blocking of the same\n"
-        "shape, the most values live at once in a block, and ptxas' registers and spill\n"
-        "bytes per kernel (max), then the partition and compile times and cache hits.\n"
+        "(min/mean/max), distinct rows per block, row loads per work item (all blocks of the\n"
+        "family, rows reloaded under the live budget counted again), the reload rate (mean\n"
+        "number of kernels that use a row, over all P, L and R rows) against naive\n"
+        "equal-width blocking of the same shape, the most values live at once in a block,\n"
+        "and ptxas' registers and spill bytes per kernel (max), then the partition and\n"
+        "compile times and cache hits.\n"
         "A warm start reads each family's partition from the cache (a manifest keyed by its\n"
         "rules and shape) and each kernel's cubin or .so without generating its source.\n"
         "ptxas compiles with -O3; a kernel that spills is compiled again with -O1, then\n"
@@ -50,7 +52,8 @@ static void compile_usage(FILE *f)
 
 typedef struct family_summary {
     long min, max;
-    double mean, loads;
+    double mean, rows; /* rows: mean distinct rows per block */
+    long loads;        /* planned row loads per work item, all blocks */
     int regs_min, regs_max, spill_max;
     long spill_total;
 } family_summary;
@@ -58,16 +61,17 @@ typedef struct family_summary {
 static family_summary summarize(const codegen_program *prog, int f)
 {
     const codegen_partition *p = &prog->part[f];
-    family_summary s = {p->nblock ? p->block[0].nrule : 0, 0, 0, 0, -1, -1, -1, 0};
+    family_summary s = {p->nblock ? p->block[0].nrule : 0, 0, 0, 0, 0, -1, -1, -1, 0};
     for (int b = 0; b < p->nblock; b++) {
         const codegen_block *blk = &p->block[b];
         s.min = blk->nrule < s.min ? blk->nrule : s.min;
         s.max = blk->nrule > s.max ? blk->nrule : s.max;
-        s.loads += blk->nleft + blk->nright;
+        s.rows += blk->nleft + blk->nright;
+        s.loads += blk->loads;
     }
     if (p->nblock) {
         s.mean = (double)p->nrule / p->nblock;
-        s.loads /= p->nblock;
+        s.rows /= p->nblock;
     }
     for (int k = 0; k < p->nkernel; k++) {
         const codegen_compiled *c = &prog->kernel[f][k];
@@ -84,9 +88,9 @@ static family_summary summarize(const codegen_program *prog, int f)
 static void print_report(const codegen_program *prog, const char *gname, double warm)
 {
     printf("grammar %s\n", gname);
-    printf("%-3s %9s %7s %6s %22s %8s %13s %8s %13s %9s\n", "fam", "rules", "kernels", "blocks",
-           "rules/block min/mean/max", "loads/blk", "reload(naive)", "max_live", "registers",
-           "spill(B)");
+    printf("%-3s %9s %7s %6s %22s %8s %10s %13s %8s %13s %9s\n", "fam", "rules", "kernels",
+           "blocks", "rules/block min/mean/max", "rows/blk", "loads/item", "reload(naive)",
+           "max_live", "registers", "spill(B)");
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         const codegen_partition *p = &prog->part[f];
         family_summary s = summarize(prog, f);
@@ -100,8 +104,9 @@ static void print_report(const codegen_program *prog, const char *gname, double 
             snprintf(rg, sizeof rg, "-");
             snprintf(sp, sizeof sp, "-");
         }
-        printf("%-3s %9ld %7d %6d %22s %8.1f %13s %8d %13s %9s\n", codegen_family_name(f),
-               p->nrule, p->nkernel, p->nblock, rb, s.loads, rl, p->max_live, rg, sp);
+        printf("%-3s %9ld %7d %6d %22s %8.1f %10ld %13s %8d %13s %9s\n",
+               codegen_family_name(f), p->nrule, p->nkernel, p->nblock, rb, s.rows, s.loads, rl,
+               p->max_live, rg, sp);
         printf("    shape %dx%dx%d/%dx%dx%d\n", p->shape.major[0], p->shape.major[1],
                p->shape.major[2], p->shape.minor[0], p->shape.minor[1], p->shape.minor[2]);
     }
@@ -131,11 +136,12 @@ static void print_json(const codegen_program *prog, const char *gname, const cha
         printf("%s{\"family\": \"%s\", \"rules\": %ld, \"kernels\": %d, \"blocks\": %d, "
                "\"shape\": \"%dx%dx%d/%dx%dx%d\", "
                "\"rules_per_block\": {\"min\": %ld, \"mean\": %.1f, \"max\": %ld}, "
-               "\"loads_per_block\": %.2f, \"reload_rate\": %.4f, \"naive_reload_rate\": %.4f, "
+               "\"rows_per_block\": %.2f, \"loads_per_item\": %ld, \"reload_rate\": %.4f, "
+               "\"naive_reload_rate\": %.4f, "
                "\"max_live\": %d, ",
                f ? ", " : "", codegen_family_name(f), p->nrule, p->nkernel, p->nblock,
                p->shape.major[0], p->shape.major[1], p->shape.major[2], p->shape.minor[0],
-               p->shape.minor[1], p->shape.minor[2], s.min, s.mean, s.max, s.loads,
+               p->shape.minor[1], p->shape.minor[2], s.min, s.mean, s.max, s.rows, s.loads,
                p->reload_rate, p->naive_reload_rate, p->max_live);
         if (s.regs_max >= 0)
             printf("\"registers\": %d, \"spill_bytes\": %d, \"kernel_registers\": [", s.regs_max,

@@ -30,13 +30,19 @@
  *
  * Kernel entry points (the same name in the cubin and in the host .so):
  *     host: void NAME(const float *left, const float *right, float *parent, int n, int stride)
- *     GPU:  void NAME(const float *left, const float *right, float *parent, int n, int tile)
- * GPU launch: grid (ceil(n / CODEGEN_THREADS), nblock), CODEGEN_THREADS threads per block;
- * blockIdx.y selects the code block. On the GPU the parent workspace holds int32 keys, not
- * floats: key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff), which orders like v as a signed
- * int and is its own inverse; parents are combined with an integer atomic max of the key,
- * so the workspace starts as CODEGEN_KEY_NINF (the key of -inf). Host: the function loops
- * over its code blocks and work items 0..n-1 itself, on floats. */
+ *     GPU:  void NAME(const float *left, const float *right, float *parent, int n, int tile,
+ *                     int chunk)
+ * GPU launch: grid (ceil(n / CODEGEN_THREADS), nblock), CODEGEN_THREADS threads per block.
+ * With chunk 0, blockIdx.x is the tile and blockIdx.y the code block, so the thread blocks
+ * (dispatched x fastest) run code block 0 over all tiles, then code block 1, and so on. With
+ * chunk > 0, the tiles come in chunks of `chunk` and the thread blocks run code block by
+ * code block over one chunk, then over the next chunk: the code blocks of one tile run
+ * close in time, while its rows may still be in L1 or L2. On the GPU the parent workspace
+ * holds int32 keys, not floats: key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff), which
+ * orders like v as a signed int and is its own inverse; parents are combined with an
+ * integer atomic max of the key, so the workspace starts as CODEGEN_KEY_NINF (the key of
+ * -inf). Host: the function loops over its code blocks and work items 0..n-1 itself, on
+ * floats. */
 #ifndef CKY_CODEGEN_H
 #define CKY_CODEGEN_H
 
@@ -45,7 +51,7 @@
 #include "../grammar/grammar.h"
 #include "../util/status.h"
 
-#define CODEGEN_VERSION "cky-codegen-7" /* part of every cache key: bump when output changes */
+#define CODEGEN_VERSION "cky-codegen-8" /* part of every cache key: bump when output changes */
 #define CODEGEN_THREADS 128             /* threads per GPU thread block */
 #define CODEGEN_KEY_NINF 0x807fffff     /* key(-inf): see the GPU workspace contract */
 

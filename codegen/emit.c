@@ -7,9 +7,9 @@
  * of a parent just assigns, max(-inf, x) being x), and a parent is stored (atomic max; on
  * the GPU of an order-preserving integer key, codegen.h) right after its last use. A small
  * macro prelude makes the same text CUDA C for NVRTC (one __global__ kernel choosing its
- * code block by blockIdx.y) and plain C for the host compiler (a function that loops over
- * code blocks and work items). Weights are printed with %.8e (9 significant digits), which
- * reads back as the same float. */
+ * code block and tile from its block index, codegen.h) and plain C for the host compiler
+ * (a function that loops over code blocks and work items). Weights are printed with %.8e
+ * (9 significant digits), which reads back as the same float. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -205,10 +205,19 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
                 "\n#ifdef __CUDACC__\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d, %d)\n"
                 "%s(const float *__restrict__ left, const float *__restrict__ right, "
-                "float *__restrict__ parent, int n, int tile)\n{\n"
-                "    if (blockIdx.x * blockDim.x + threadIdx.x >= n)\n        return;\n"
-                "    long long o = (long long)blockIdx.x * tile + threadIdx.x; /* codegen.h */\n"
-                "    switch (blockIdx.y) {\n",
+                "float *__restrict__ parent, int n, int tile, int chunk)\n{\n"
+                "    unsigned x = blockIdx.x, y = blockIdx.y; /* tile, code block */\n"
+                "    if (chunk > 0) { /* codegen.h: code block by code block over chunks */\n"
+                "        unsigned id = blockIdx.y * gridDim.x + blockIdx.x;\n"
+                "        unsigned c = id / ((unsigned)chunk * gridDim.y), "
+                "r = id %% ((unsigned)chunk * gridDim.y);\n"
+                "        unsigned width = min((unsigned)chunk, gridDim.x - c * chunk);\n"
+                "        y = r / width;\n"
+                "        x = c * chunk + r %% width;\n"
+                "    }\n"
+                "    if (x * blockDim.x + threadIdx.x >= n)\n        return;\n"
+                "    long long o = (long long)x * tile + threadIdx.x; /* codegen.h */\n"
+                "    switch (y) {\n",
                 CODEGEN_THREADS, blocks_per_sm > 0 ? blocks_per_sm : codegen_blocks_per_sm(live),
                 name);
     for (int b = 0; b < kn->nblock; b++)

@@ -67,6 +67,10 @@ struct gpu_engine {
     cudaStream_t stream;
     int width, nsub, threads;
     int tile;          /* floats per workspace tile: the most rows of a class x KERNELS_TILE */
+    int chunk;         /* tiles per chunk of a binary kernel's grid (codegen.h): one per SM,
+                          so an SM runs the code blocks of one tile together and its rows
+                          are loaded once into L1/L2 (docs/performance.md, 2026-11-22);
+                          CKY_GPU_CHUNK overrides it (0: code block by code block) */
     int unary_lanes;   /* cells per block of the unary step */
     int *d_row[2];     /* class-local row -> global id, classes X and T */
     int *d_root_row;   /* { ROOT's global id } */
@@ -191,6 +195,7 @@ static cky_status engine_load(gpu_engine *e)
         return st;
     int rows = cl->n[CODEGEN_X] > cl->n[CODEGEN_T] ? cl->n[CODEGEN_X] : cl->n[CODEGEN_T];
     e->tile = (rows ? rows : 1) * KERNELS_TILE;
+    e->chunk = getenv("CKY_GPU_CHUNK") ? atoi(getenv("CKY_GPU_CHUNK")) : e->dev.sm_count;
     size_t tiles = ((size_t)e->width + KERNELS_TILE - 1) / KERNELS_TILE;
     for (int w = 0; w < 3; w++)
         GPU_CHECK(cudaMalloc((void **)&e->ws[w], tiles * e->tile * sizeof(float)));
@@ -505,7 +510,7 @@ static cky_status run_family(gpu_engine *e, const plan *p, codegen_family_id f, 
         if ((st = prof_end(e, GPU_STAGE_GATHER)) || (st = prof_begin(e)))
             return st;
         for (int k = 0; k < part->nkernel; k++) {
-            void *args[] = {&e->ws[0], &e->ws[1], &e->ws[2], &n, &tile};
+            void *args[] = {&e->ws[0], &e->ws[1], &e->ws[2], &n, &tile, &e->chunk};
             dim3 grid = {(unsigned)tiles, (unsigned)part->kernel[k].nblock, 1};
             dim3 block = {CODEGEN_THREADS, 1, 1};
             if ((st = gpu_kernel_launch(&e->kernel[f][k], grid, block, args, e->stream)))
