@@ -116,26 +116,43 @@ Test(codegen_emit, host_build_matches_plain_loop)
     codegen_family_free(&f);
 }
 
+/* The source of kernel 0 of a synthetic family cut with `shape` (and `live_limit`); free
+ * p, f and the source. */
+static char *synth_kernel(const char *shape_text, int live_limit, codegen_family *f,
+                          codegen_partition *p)
+{
+    synth_family(f, 30, 800, 4);
+    codegen_shape shape;
+    cr_assert_eq(codegen_shape_parse(shape_text, &shape), CKY_OK);
+    shape.live_limit = live_limit;
+    cr_assert_eq(codegen_partition_build(f, shape, p), CKY_OK);
+    char *src = NULL;
+    cr_assert_eq(codegen_emit_kernel(p, 0, 0, &src), CKY_OK);
+    return src;
+}
+
+/* NVRTC's sm_90 cubin of kernel cky_XX_k0 in `src`. */
+static unsigned char *compile_sm90(const char *src, size_t *size, int *regs, int *spill)
+{
+    unsigned char *cubin = NULL;
+    cr_assert_eq(codegen_nvrtc_compile(src, "cky_XX_k0", "sm_90", NULL, &cubin, size, regs,
+                                       spill),
+                 CKY_OK, "%s", cky_last_error());
+    return cubin;
+}
+
 Test(codegen_emit, nvrtc_compiles_sm90_cubin)
 {
     codegen_family f;
-    synth_family(&f, 30, 800, 4);
-    codegen_shape shape;
-    cr_assert_eq(codegen_shape_parse("1x1x1/2x2x1", &shape), CKY_OK);
     codegen_partition p;
-    cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
-    char *src = NULL;
-    cr_assert_eq(codegen_emit_kernel(&p, 0, 0, &src), CKY_OK);
+    char *src = synth_kernel("1x1x1/2x2x1", 0, &f, &p);
     char bounds[64]; /* the default live budget fits eight blocks per SM (64 registers) */
     cr_assert_leq(p.max_live, 48);
     snprintf(bounds, sizeof bounds, "__launch_bounds__(128, %d)", 8);
     cr_assert(strstr(src, bounds), "no %s", bounds);
-    unsigned char *cubin = NULL;
     size_t size = 0;
     int regs = -1, spill = -1;
-    cr_assert_eq(
-        codegen_nvrtc_compile(src, "cky_XX_k0", "sm_90", NULL, &cubin, &size, &regs, &spill),
-        CKY_OK, "%s", cky_last_error());
+    unsigned char *cubin = compile_sm90(src, &size, &regs, &spill);
     cr_assert_gt(size, 64);
     cr_assert_eq(memcmp(cubin, "\177ELF", 4), 0, "not an ELF cubin");
     cr_assert_gt(regs, 0, "ptxas register count not parsed");
@@ -189,14 +206,8 @@ static int count_sass(const unsigned char *elf, size_t size, const char *name, u
 Test(codegen_emit, ptxas_keeps_every_planned_load)
 {
     codegen_family f;
-    synth_family(&f, 30, 800, 4);
-    codegen_shape shape;
-    cr_assert_eq(codegen_shape_parse("1x1x1/1x1x1", &shape), CKY_OK);
-    shape.live_limit = 8; /* forces evictions and reloads */
     codegen_partition p;
-    cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
-    char *src = NULL;
-    cr_assert_eq(codegen_emit_kernel(&p, 0, 0, &src), CKY_OK);
+    char *src = synth_kernel("1x1x1/1x1x1", 8, &f, &p); /* live limit 8: reloads */
     int loads = 0, rows = 0;
     for (const char *c = strstr(src, "\n    CKY_LOAD("); c; c = strstr(c + 1, "\n    CKY_LOAD("))
         loads++;
@@ -207,12 +218,9 @@ Test(codegen_emit, ptxas_keeps_every_planned_load)
     }
     cr_assert_gt(loads, rows, "the live limit caused no reloads (%d loads, %d rows)", loads,
                  rows);
-    unsigned char *cubin = NULL;
     size_t size = 0;
     int regs = -1, spill = -1;
-    cr_assert_eq(
-        codegen_nvrtc_compile(src, "cky_XX_k0", "sm_90", NULL, &cubin, &size, &regs, &spill),
-        CKY_OK, "%s", cky_last_error());
+    unsigned char *cubin = compile_sm90(src, &size, &regs, &spill);
     cr_assert_eq(count_sass(cubin, size, "cky_XX_k0", 0x981), loads,
                  "ptxas kept a different number of loads than the %d planned", loads);
     free(cubin);

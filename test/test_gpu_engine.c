@@ -1,6 +1,6 @@
 /* The GPU engine against the CPU generated path: bit-identical charts (both layers, every
- * cell), identical root scores and extraction arrays, whatever the workspace width, and the
- * same bits twice. Skipped without a CUDA device. CKY_GPU_TEST_GRAMMAR=PATH and
+ * cell), identical root scores and extraction arrays, whatever the workspace width and the
+ * kernels' grid order, and the same bits twice. Skipped without a CUDA device. CKY_GPU_TEST_GRAMMAR=PATH and
  * CKY_GPU_TEST_MAXLEN=N run the chart comparison on another grammar (device runs). */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -102,6 +102,17 @@ Test(gpu_engine, charts_bit_identical_sample_sm1, .timeout = 300)
 Test(gpu_engine, narrow_workspace_sample_sm1, .timeout = 300)
 {
     check_grammar(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3, 37);
+}
+
+/* The kernels' grid order (codegen.h): each code block over all tiles in turn (chunk 0),
+ * and chunks of 3 tiles, which leave a partial chunk at the end of most launches */
+Test(gpu_engine, grid_chunks_sample_sm1, .timeout = 300)
+{
+    const char *chunk[] = {"0", "3"};
+    for (int c = 0; c < 2; c++) {
+        setenv("CKY_GPU_CHUNK", chunk[c], 1);
+        check_grammar(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3, 1000);
+    }
 }
 
 Test(gpu_engine, charts_bit_identical_sample_sm3_native, .timeout = 600)
