@@ -195,7 +195,16 @@ static cky_status engine_load(gpu_engine *e)
         return st;
     int rows = cl->n[CODEGEN_X] > cl->n[CODEGEN_T] ? cl->n[CODEGEN_X] : cl->n[CODEGEN_T];
     e->tile = (rows ? rows : 1) * KERNELS_TILE;
-    e->chunk = getenv("CKY_GPU_CHUNK") ? atoi(getenv("CKY_GPU_CHUNK")) : e->dev.sm_count;
+    e->chunk = e->dev.sm_count;
+    const char *chunk = getenv("CKY_GPU_CHUNK");
+    if (chunk) {
+        char *end;
+        long v = strtol(chunk, &end, 10);
+        if (end == chunk || *end || v < 0 || v > 1 << 20)
+            return cky_fail(CKY_ERR_ARG, "CKY_GPU_CHUNK='%s': want a number of tiles "
+                            "(0 to 1048576; 0: each code block over all tiles)", chunk);
+        e->chunk = (int)v;
+    }
     size_t tiles = ((size_t)e->width + KERNELS_TILE - 1) / KERNELS_TILE;
     for (int w = 0; w < 3; w++)
         GPU_CHECK(cudaMalloc((void **)&e->ws[w], tiles * e->tile * sizeof(float)));
