@@ -32,12 +32,15 @@
  *     host: void NAME(const float *left, const float *right, float *parent, int n, int stride)
  *     GPU:  void NAME(const float *left, const float *right, float *parent, int n, int tile,
  *                     int chunk)
- * GPU launch: grid (ceil(n / CODEGEN_THREADS), nblock), CODEGEN_THREADS threads per block.
- * With chunk 0, blockIdx.x is the tile and blockIdx.y the code block, so the thread blocks
- * (dispatched x fastest) run code block 0 over all tiles, then code block 1, and so on. With
- * chunk > 0, the tiles come in chunks of `chunk` and the thread blocks run code block by
- * code block over one chunk, then over the next chunk: the code blocks of one tile run
- * close in time, while its rows may still be in L1 or L2. On the GPU the parent workspace
+ * GPU launch: m tiles per thread block (CODEGEN_THREADS * m threads; m at most the kernel's
+ * maxThreadsPerBlock / CODEGEN_THREADS, which its launch bounds make the number of
+ * CODEGEN_THREADS-thread blocks an SM holds), grid (ceil(tiles / m), nblock). Thread
+ * (blockIdx.x, threadIdx.x) takes work item blockIdx.x * blockDim.x + threadIdx.x. With
+ * chunk 0, blockIdx.y is the code block, so the thread blocks (dispatched x fastest) run
+ * code block 0 over all tiles, then code block 1, and so on. With chunk > 0, the blocks'
+ * tile groups come in chunks of `chunk` and the thread blocks run code block by code block
+ * over one chunk, then over the next chunk: the code blocks of one tile run close in time,
+ * while its rows may still be in L1 or L2. On the GPU the parent workspace
  * holds int32 keys, not floats: key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff), which
  * orders like v as a signed int and is its own inverse; parents are combined with an
  * integer atomic max of the key, so the workspace starts as CODEGEN_KEY_NINF (the key of
@@ -51,8 +54,8 @@
 #include "../grammar/grammar.h"
 #include "../util/status.h"
 
-#define CODEGEN_VERSION "cky-codegen-8" /* part of every cache key: bump when output changes */
-#define CODEGEN_THREADS 128             /* threads per GPU thread block */
+#define CODEGEN_VERSION "cky-codegen-9" /* part of every cache key: bump when output changes */
+#define CODEGEN_THREADS 128             /* work items (threads) per workspace tile */
 #define CODEGEN_KEY_NINF 0x807fffff     /* key(-inf): see the GPU workspace contract */
 
 /* ---- classes: class-local substate numbering ---- */
@@ -122,7 +125,7 @@ typedef struct codegen_shape {
 cky_status codegen_shape_parse(const char *text, codegen_shape *out);
 
 /* Default shape for a family of `nrule` rules: code blocks of about 1,800 rules, minor
- * 2x2x2 where there are enough rules, major cubes P-first. */
+ * 2x1x4 where there are enough rules (R split first), major cubes P-first. */
 codegen_shape codegen_shape_auto(long nrule);
 
 /* Order the `n` nodes of axis `axis` (0 = P, 1 = L, 2 = R; node = that axis's row) of the
@@ -172,8 +175,9 @@ void codegen_partition_free(codegen_partition *p);
 void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size);
 
 /* Generate the source text of kernel `k` of partition `p` (malloc'ed, NUL-terminated), with
- * __launch_bounds__ asking for `blocks_per_sm` resident thread blocks per SM (0: as many as
- * the register file allows for the kernel's max_live, codegen_blocks_per_sm). */
+ * __launch_bounds__ room for `blocks_per_sm` CODEGEN_THREADS-thread blocks per SM, as one
+ * block of that many threads (0: as many as the register file allows for the kernel's
+ * max_live, codegen_blocks_per_sm). */
 cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm,
                                char **src);
 

@@ -59,9 +59,10 @@ extern const char *const codegen_host_flags;
  * index, temporaries: loads use immediate offsets). */
 #define CODEGEN_REGISTER_MARGIN 12
 
-/* __launch_bounds__ minimum blocks per SM for a kernel whose code blocks keep at most
- * `max_live` values live: the most 128-thread blocks (8 down to 1) whose share of the
- * 64K-register file still holds them. */
+/* CODEGEN_THREADS-thread blocks per SM for a kernel whose code blocks keep at most
+ * `max_live` values live: the most (8 down to 1) whose share of the 64K-register file still
+ * holds them. The kernel's launch bounds allow one block of that many times
+ * CODEGEN_THREADS threads, so the GPU engine may launch blocks of up to that many tiles. */
 int codegen_blocks_per_sm(int max_live);
 
 #endif

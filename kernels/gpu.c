@@ -41,6 +41,9 @@ cky_status gpu_kernel_load(const void *cubin, size_t size, const char *name, gpu
     memset(out, 0, sizeof *out);
     GPU_CHECK(cudaLibraryLoadData(&out->library, cubin, NULL, NULL, 0, NULL, NULL, 0));
     cky_status st = GPU_STATUS(cudaLibraryGetKernel(&out->kernel, out->library, name));
+    struct cudaFuncAttributes attr;
+    if (!st && !(st = GPU_STATUS(cudaFuncGetAttributes(&attr, (const void *)out->kernel))))
+        out->max_threads = attr.maxThreadsPerBlock;
     if (st) {
         cudaLibraryUnload(out->library);
         memset(out, 0, sizeof *out);

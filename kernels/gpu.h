@@ -31,6 +31,7 @@ cky_status gpu_open(int id, gpu_device *out);
 typedef struct gpu_kernel {
     cudaLibrary_t library;
     cudaKernel_t kernel;
+    int max_threads; /* the most threads a block of it may have (launch bounds, registers) */
 } gpu_kernel;
 
 /* Load `cubin` (size bytes, e.g. from NVRTC) and look up its entry point `name`. */

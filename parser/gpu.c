@@ -18,7 +18,7 @@
 #define DEFAULT_WIDTH (1 << 17) /* work items per workspace: a launch must fill 132 SMs */
 #define MEMORY_SHARE 0.8        /* of the free device memory, for the charts and items */
 
-_Static_assert(KERNELS_TILE == CODEGEN_THREADS, "a workspace tile is one thread block");
+_Static_assert(KERNELS_TILE == CODEGEN_THREADS, "one workspace tile layout");
 
 /* A grow-only buffer, on the device or pinned on the host. */
 typedef struct buffer {
@@ -67,9 +67,12 @@ struct gpu_engine {
     cudaStream_t stream;
     int width, nsub, threads;
     int tile;          /* floats per workspace tile: the most rows of a class x KERNELS_TILE */
+    int block_tiles;   /* tiles per thread block of a binary kernel (codegen.h): 4, so that
+                          the warps of an SM run few code blocks and share the instruction
+                          cache; CKY_GPU_BLOCK_TILES overrides it */
     int chunk;         /* tiles per chunk of a binary kernel's grid (codegen.h): one per SM,
-                          so an SM runs the code blocks of one tile together and its rows
-                          are loaded once into L1/L2 (docs/performance.md, 2026-11-22);
+                          so the code blocks of one tile run together and its rows are
+                          loaded once into L1/L2 (docs/performance.md, 2026-11-22);
                           CKY_GPU_CHUNK overrides it (0: code block by code block) */
     int unary_lanes;   /* cells per block of the unary step */
     int *d_row[2];     /* class-local row -> global id, classes X and T */
@@ -163,6 +166,21 @@ static cky_status upload(void **dst, const void *src, size_t bytes)
     return CKY_OK;
 }
 
+/* *out = the integer in environment variable `name` when it is set; an error naming the
+ * variable and its value when that is not a number in lo..hi (`what` says what it counts). */
+static cky_status env_int(const char *name, long lo, long hi, const char *what, int *out)
+{
+    const char *text = getenv(name);
+    if (!text)
+        return CKY_OK;
+    char *end;
+    long v = strtol(text, &end, 10);
+    if (end == text || *end || v < lo || v > hi)
+        return cky_fail(CKY_ERR_ARG, "%s='%s': want %ld to %ld (%s)", name, text, lo, hi, what);
+    *out = (int)v;
+    return CKY_OK;
+}
+
 static cky_status engine_load(gpu_engine *e)
 {
     const grammar *g = e->g;
@@ -171,8 +189,13 @@ static cky_status engine_load(gpu_engine *e)
     char arch[16];
     snprintf(arch, sizeof arch, "sm_%d%d", e->dev.cc_major, e->dev.cc_minor);
     o.arch = arch;
-    cky_status st = codegen_compile(g, &o, &e->prog);
-    if (st)
+    e->block_tiles = 4;
+    e->chunk = e->dev.sm_count;
+    cky_status st;
+    if ((st = env_int("CKY_GPU_BLOCK_TILES", 1, 8, "tiles per thread block", &e->block_tiles)) ||
+        (st = env_int("CKY_GPU_CHUNK", 0, 1 << 20,
+                      "tiles per chunk; 0: each code block over all tiles", &e->chunk)) ||
+        (st = codegen_compile(g, &o, &e->prog)))
         return st;
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         int nk = e->prog->part[f].nkernel;
@@ -195,16 +218,6 @@ static cky_status engine_load(gpu_engine *e)
         return st;
     int rows = cl->n[CODEGEN_X] > cl->n[CODEGEN_T] ? cl->n[CODEGEN_X] : cl->n[CODEGEN_T];
     e->tile = (rows ? rows : 1) * KERNELS_TILE;
-    e->chunk = e->dev.sm_count;
-    const char *chunk = getenv("CKY_GPU_CHUNK");
-    if (chunk) {
-        char *end;
-        long v = strtol(chunk, &end, 10);
-        if (end == chunk || *end || v < 0 || v > 1 << 20)
-            return cky_fail(CKY_ERR_ARG, "CKY_GPU_CHUNK='%s': want a number of tiles "
-                            "(0 to 1048576; 0: each code block over all tiles)", chunk);
-        e->chunk = (int)v;
-    }
     size_t tiles = ((size_t)e->width + KERNELS_TILE - 1) / KERNELS_TILE;
     for (int w = 0; w < 3; w++)
         GPU_CHECK(cudaMalloc((void **)&e->ws[w], tiles * e->tile * sizeof(float)));
@@ -519,9 +532,15 @@ static cky_status run_family(gpu_engine *e, const plan *p, codegen_family_id f, 
         if ((st = prof_end(e, GPU_STAGE_GATHER)) || (st = prof_begin(e)))
             return st;
         for (int k = 0; k < part->nkernel; k++) {
-            void *args[] = {&e->ws[0], &e->ws[1], &e->ws[2], &n, &tile, &e->chunk};
-            dim3 grid = {(unsigned)tiles, (unsigned)part->kernel[k].nblock, 1};
-            dim3 block = {CODEGEN_THREADS, 1, 1};
+            int m = e->kernel[f][k].max_threads / CODEGEN_THREADS; /* tiles per block */
+            if (m > e->block_tiles)
+                m = e->block_tiles;
+            if (m < 1) /* not with the kernels' launch bounds; the launch would say so */
+                m = 1;
+            int chunk = (e->chunk + m - 1) / m; /* in blocks of m tiles */
+            void *args[] = {&e->ws[0], &e->ws[1], &e->ws[2], &n, &tile, &chunk};
+            dim3 grid = {(unsigned)((tiles + m - 1) / m), (unsigned)part->kernel[k].nblock, 1};
+            dim3 block = {(unsigned)(CODEGEN_THREADS * m), 1, 1};
             if ((st = gpu_kernel_launch(&e->kernel[f][k], grid, block, args, e->stream)))
                 return st;
         }

@@ -146,9 +146,9 @@ Test(codegen_emit, nvrtc_compiles_sm90_cubin)
     codegen_family f;
     codegen_partition p;
     char *src = synth_kernel("1x1x1/2x2x1", 0, &f, &p);
-    char bounds[64]; /* the default live budget fits eight blocks per SM (64 registers) */
+    char bounds[64]; /* the default live budget fits 8 x 128 threads per SM (64 registers) */
     cr_assert_leq(p.max_live, 48);
-    snprintf(bounds, sizeof bounds, "__launch_bounds__(128, %d)", 8);
+    snprintf(bounds, sizeof bounds, "__launch_bounds__(%d, 1)", 8 * 128);
     cr_assert(strstr(src, bounds), "no %s", bounds);
     size_t size = 0;
     int regs = -1, spill = -1;
@@ -156,6 +156,7 @@ Test(codegen_emit, nvrtc_compiles_sm90_cubin)
     cr_assert_gt(size, 64);
     cr_assert_eq(memcmp(cubin, "\177ELF", 4), 0, "not an ELF cubin");
     cr_assert_gt(regs, 0, "ptxas register count not parsed");
+    cr_assert_leq(regs, 64);
     cr_assert_eq(spill, 0);
     free(cubin);
     free(src);

@@ -1,7 +1,9 @@
 /* The GPU engine against the CPU generated path: bit-identical charts (both layers, every
  * cell), identical root scores and extraction arrays, whatever the workspace width and the
- * kernels' grid order, and the same bits twice. Skipped without a CUDA device. CKY_GPU_TEST_GRAMMAR=PATH and
- * CKY_GPU_TEST_MAXLEN=N run the chart comparison on another grammar (device runs). */
+ * kernels' grid order, and the same bits twice. Skipped without a CUDA device.
+ * CKY_GPU_TEST_GRAMMAR=PATH and CKY_GPU_TEST_MAXLEN=N run the chart comparison on another
+ * grammar (device runs), with the kernel cache CKY_CACHE when it is set (else the build's
+ * test cache). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@ static void need_gpu(void)
 {
     if (gpu_count() == 0)
         cr_skip_test("no CUDA device: the GPU engine is not tested here");
-    setenv("CKY_CACHE", CKY_BUILD "/test-cache", 1);
+    setenv("CKY_CACHE", CKY_BUILD "/test-cache", 0); /* a cache given by the user stays */
 }
 
 /* Every `step`-th dev sentence of 1..maxlen words, at most `want`. */
@@ -104,15 +106,38 @@ Test(gpu_engine, narrow_workspace_sample_sm1, .timeout = 300)
     check_grammar(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3, 37);
 }
 
-/* The kernels' grid order (codegen.h): each code block over all tiles in turn (chunk 0),
- * and chunks of 3 tiles, which leave a partial chunk at the end of most launches */
-Test(gpu_engine, grid_chunks_sample_sm1, .timeout = 300)
+/* The kernels' grid order (codegen.h), at 8 tiles per launch: one tile per thread block,
+ * each code block over all tiles in turn (chunk 0) or by chunks of 3 tiles; three tiles
+ * per block (the last block partial), all at once or by chunks of 4 tiles (2 blocks: a
+ * partial chunk at the end). The other tests run the default, 4 tiles per block. */
+Test(gpu_engine, grid_order_sample_sm1, .timeout = 300)
 {
-    const char *chunk[] = {"0", "3"};
-    for (int c = 0; c < 2; c++) {
-        setenv("CKY_GPU_CHUNK", chunk[c], 1);
+    const char *order[][2] = {{"1", "0"}, {"1", "3"}, {"3", "0"}, {"3", "4"}};
+    for (int c = 0; c < 4; c++) {
+        setenv("CKY_GPU_BLOCK_TILES", order[c][0], 1);
+        setenv("CKY_GPU_CHUNK", order[c][1], 1);
         check_grammar(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3, 1000);
     }
+    unsetenv("CKY_GPU_BLOCK_TILES");
+    unsetenv("CKY_GPU_CHUNK");
+}
+
+/* A grid setting out of range is an error that names it, not a silent default. */
+Test(gpu_engine, bad_grid_setting_is_an_error)
+{
+    need_gpu();
+    grammar *g;
+    cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1", &g), CKY_OK);
+    const char *bad[][2] = {{"CKY_GPU_BLOCK_TILES", "9"}, {"CKY_GPU_CHUNK", "-1"},
+                            {"CKY_GPU_CHUNK", "12x"}};
+    for (int k = 0; k < 3; k++) {
+        setenv(bad[k][0], bad[k][1], 1);
+        gpu_engine *gpu = NULL;
+        cr_assert_eq(gpu_engine_new(g, 0, 0, &gpu), CKY_ERR_ARG);
+        cr_assert(strstr(cky_last_error(), bad[k][0]), "%s", cky_last_error());
+        unsetenv(bad[k][0]);
+    }
+    grammar_free(g);
 }
 
 Test(gpu_engine, charts_bit_identical_sample_sm3_native, .timeout = 600)
