@@ -114,12 +114,22 @@ int cli_bench(int argc, char **argv)
         switch (c) {
         case 'g': gpath = optarg; break;
         case 'i': input = optarg; break;
-        case OPT_MAXLEN: maxlen = atoi(optarg); break;
-        case OPT_REPEAT: repeat = atoi(optarg); break;
-        case OPT_DEVICE: popt.device = atoi(optarg); break;
+        case OPT_MAXLEN:
+            if (!cli_int(optarg, 1, 100000, &maxlen))
+                return cli_usage_error("bench", "--max-length takes a number from 1 to 100000");
+            break;
+        case OPT_REPEAT:
+            if (!cli_int(optarg, 1, 1000000, &repeat))
+                return cli_usage_error("bench", "--repeat takes a positive number");
+            break;
+        case OPT_DEVICE:
+            if (!cli_int(optarg, 0, 1024, &popt.device))
+                return cli_usage_error("bench", "--device takes a device number (0, 1, ...)");
+            break;
         case OPT_WORKSPACE:
-            if ((popt.workspace = atoi(optarg)) < 1)
-                return cli_usage_error("bench", "--workspace takes a positive number");
+            if (!cli_int(optarg, 1, 1 << 26, &popt.workspace))
+                return cli_usage_error("bench", "--workspace takes a number from 1 to %d",
+                                       1 << 26);
             break;
         case OPT_JSON: json = 1; break;
         case 'h': fputs(usage_text, stdout); return 0;
@@ -129,8 +139,6 @@ int cli_bench(int argc, char **argv)
     }
     if (!gpath || !input)
         return cli_usage_error("bench", "give a grammar (-g) and an input file (-i)");
-    if (maxlen < 1 || repeat < 1 || popt.device < 0)
-        return cli_usage_error("bench", "--max-length and --repeat take positive numbers");
     popt.max_length = maxlen;
     sentence *s = NULL;
     int n = 0, rc = 0;

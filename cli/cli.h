@@ -13,6 +13,10 @@ int cli_bench(int argc, char **argv);   /* cky bench   (cli/bench.c) */
 /* Print "cky SUBCOMMAND: MESSAGE" to stderr; returns 1 for convenience. */
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* *out = the decimal integer `s` if it is all digits (optionally signed) and in lo..hi:
+ * returns 1; else 0 and *out unchanged. */
+int cli_int(const char *s, int lo, int hi, int *out);
+
 /* Print a usage error and "try 'cky CMD --help'"; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -238,14 +238,16 @@ int cli_compile(int argc, char **argv)
         case OPT_DUMP: o.dump_dir = optarg; break;
         case OPT_CACHE: o.cache_dir = optarg; break;
         case OPT_THREADS:
-            o.threads = atoi(optarg);
-            if (o.threads < 1)
-                return cli_usage_error("compile", "--threads wants a positive number");
+            if (!cli_int(optarg, 1, 1024, &o.threads))
+                return cli_usage_error("compile", "--threads wants a number from 1 to 1024");
             break;
         case OPT_REPORT: break;
         case OPT_JSON: json = 1; break;
         case OPT_WARM: warm = 1; break;
-        case OPT_LIVE: live_limit = atoi(optarg); break;
+        case OPT_LIVE:
+            if (!cli_int(optarg, 1, 255, &live_limit))
+                return cli_usage_error("compile", "--live-limit wants a number from 1 to 255");
+            break;
         case OPT_FAMILY:
             if ((rc = apply_families(&o, optarg)))
                 return rc;

@@ -1,7 +1,6 @@
 /* cky eval: score parses against gold trees exactly as `evalb -p COLLINS.prm GOLD TEST`
  * (corpus_tools/evalb.h): the summary by default, EVALB's whole output with --sentences;
  * EVALB's messages on stderr and its exit status. */
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,17 +34,6 @@ static void eval_usage(FILE *f)
           f);
 }
 
-static int eval_parse_int(const char *s, int *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (!*s || *end || errno || v < INT_MIN || v > INT_MAX)
-        return 0;
-    *out = (int)v;
-    return 1;
-}
-
 int cli_eval(int argc, char **argv)
 {
     evalb_params p = evalb_params_default();
@@ -62,7 +50,7 @@ int cli_eval(int argc, char **argv)
             int *v = a[1] == 'c' ? &p.cutoff_len : &p.max_error;
             if (i + 1 >= argc)
                 return cli_usage_error("eval", "%s needs a number", a);
-            if (!eval_parse_int(argv[++i], v))
+            if (!cli_int(argv[++i], INT_MIN, INT_MAX, v))
                 return cli_usage_error("eval", "%s: not a number: '%s'", a, argv[i]);
         } else if (a[0] == '-' && a[1]) {
             return cli_usage_error("eval", "unknown option '%s'", a);

@@ -1,6 +1,7 @@
 /* cky: command-line front end. Thin: parses the subcommand and hands over to cli/<cmd>.c. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -37,6 +38,16 @@ int cli_error(const char *cmd, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+    return 1;
+}
+
+int cli_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
+        return 0;
+    *out = (int)v;
     return 1;
 }
 

@@ -60,16 +60,6 @@ typedef struct options {
     parser_options popt;
 } options;
 
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-    if (*s == '\0' || *end != '\0' || v < lo || v > hi)
-        return 0;
-    *out = (int)v;
-    return 1;
-}
-
 static int read_options(int argc, char **argv, options *o)
 {
     enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
@@ -117,11 +107,11 @@ static int read_options(int argc, char **argv, options *o)
                                        optarg);
             break;
         case OPT_DEVICE:
-            if (!parse_int(optarg, 0, 1024, &o->popt.device))
+            if (!cli_int(optarg, 0, 1024, &o->popt.device))
                 return cli_usage_error("parse", "--device takes a device number (0, 1, ...)");
             break;
         case OPT_WORKSPACE:
-            if (!parse_int(optarg, 1, 1 << 26, &o->popt.workspace))
+            if (!cli_int(optarg, 1, 1 << 26, &o->popt.workspace))
                 return cli_usage_error("parse", "--workspace takes a number from 1 to %d",
                                        1 << 26);
             break;
@@ -135,11 +125,11 @@ static int read_options(int argc, char **argv, options *o)
                                        optarg);
             break;
         case OPT_MAXLEN:
-            if (!parse_int(optarg, 1, 100000, &o->popt.max_length))
+            if (!cli_int(optarg, 1, 100000, &o->popt.max_length))
                 return cli_usage_error("parse", "--max-length takes a number from 1 to 100000");
             break;
         case OPT_THREADS:
-            if (!parse_int(optarg, 1, 1024, &o->popt.threads))
+            if (!cli_int(optarg, 1, 1024, &o->popt.threads))
                 return cli_usage_error("parse", "--threads takes a number from 1 to 1024");
             break;
         case 'h': fputs(usage_text, stdout); exit(0);

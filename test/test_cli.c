@@ -1,0 +1,42 @@
+/* The `cky` command's numeric options: a value that is not a whole number in range is a
+ * usage error (exit status 2) naming the option, never a silent 0 or a truncated number. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* Run `cky ARGS`, its stderr into `err`; returns the exit status. */
+static int run_cky(const char *args, char *err, size_t size)
+{
+    const char *cky = CKY_BUILD "/cky";
+    if (access(cky, X_OK) != 0)
+        cr_skip_test("%s is not built", cky);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1 >/dev/null", cky, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(err, 1, size - 1, p);
+    err[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(cli, bad_numbers_are_usage_errors)
+{
+    const char *cases[][2] = {
+        {"bench -g G -i F --max-length 12x", "--max-length"},
+        {"bench -g G -i F --repeat 0", "--repeat"},
+        {"bench -g G -i F --workspace abc", "--workspace"},
+        {"bench -g G -i F --device -1", "--device"},
+        {"parse -g G --workspace 0", "--workspace"},
+        {"compile -g G --live-limit 4q", "--live-limit"},
+        {"compile -g G --threads 0", "--threads"},
+        {"eval -c 9999999999 A B", "-c"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        char err[1024];
+        cr_assert_eq(run_cky(cases[k][0], err, sizeof err), 2, "cky %s: %s", cases[k][0], err);
+        cr_assert(strstr(err, cases[k][1]), "cky %s: %s", cases[k][0], err);
+    }
+}
