@@ -120,3 +120,17 @@ check-cpu: $(BUILD)/check_engine
 	SHARED=$(SHARED) CHECK_ENGINE=$(abspath $(BUILD)/check_engine) bash tools/check-cpu
 
 -include $(CHECK_ENGINE_OBJ:.o=.d)
+
+# ---- check-tokenizer: the tokenizer against the treebank's own tokens (tools/check-tokenizer;
+# python3-nltk from Debian for the detokenizer). tools/src/tokenize_lines.c is the tokenizer
+# alone, outside LIB_SRC, CLI_SRC and TEST_SRC.
+TOKENIZE_LINES_OBJ := $(BUILD)/tools/src/tokenize_lines.o
+$(BUILD)/tokenize_lines: $(TOKENIZE_LINES_OBJ) $(BUILD)/libcky.a
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TOKENIZE_LINES_OBJ) $(BUILD)/libcky.a $(LDLIBS)
+
+.PHONY: check-tokenizer
+check-tokenizer: $(BUILD)/tokenize_lines
+	SHARED=$(SHARED) TOKENIZE_LINES=$(abspath $(BUILD)/tokenize_lines) /usr/bin/python3 tools/check-tokenizer
+
+-include $(TOKENIZE_LINES_OBJ:.o=.d)

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../corpus_tools/evalb.h"
+#include "../corpus_tools/tokenize.h"
 #include "../corpus_tools/tree.h"
 #include "../parser/parser.h"
 #include "../util/io.h"
@@ -29,6 +30,9 @@ static const char usage_text[] =
     "                          (PREFIX.grammar[.gz], PREFIX.lexicon[.gz], PREFIX.words[.gz])\n"
     "  -i, --input FILE        sentences, one per line, plain or gzipped (default: stdin)\n"
     "  -o, --output FILE       where the trees go (default: stdout)\n"
+    "      --tokenize          the input is raw text, one sentence per line: tokenize it as\n"
+    "                          the Penn Treebank is (`` '' quotes, n't 's splits, -LRB-,\n"
+    "                          the final period, ...) before parsing\n"
     "      --score             prefix each tree with the root log score of the best parse and\n"
     "                          a tab (-inf when there is no parse)\n"
     "      --engine ENGINE     gpu: the generated float32 kernels on the GPU (the default\n"
@@ -56,14 +60,14 @@ typedef struct options {
     const char *grammar, *input, *output, *gold_out;
     const char **treebanks;
     int ntreebanks;
-    int score, eval;
+    int score, eval, tokenize;
     parser_options popt;
 } options;
 
 static int read_options(int argc, char **argv, options *o)
 {
     enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
-           OPT_GOLD, OPT_EVAL, OPT_DEVICE, OPT_WORKSPACE };
+           OPT_GOLD, OPT_EVAL, OPT_DEVICE, OPT_WORKSPACE, OPT_TOKENIZE };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},   {"input", required_argument, 0, 'i'},
         {"output", required_argument, 0, 'o'},    {"score", no_argument, 0, OPT_SCORE},
@@ -76,6 +80,7 @@ static int read_options(int argc, char **argv, options *o)
         {"treebank", required_argument, 0, OPT_TREEBANK},
         {"gold-out", required_argument, 0, OPT_GOLD},
         {"eval", no_argument, 0, OPT_EVAL},       {"help", no_argument, 0, 'h'},
+        {"tokenize", no_argument, 0, OPT_TOKENIZE},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->popt = parser_default_options();
@@ -93,6 +98,7 @@ static int read_options(int argc, char **argv, options *o)
         case 'o': o->output = optarg; break;
         case OPT_SCORE: o->score = 1; break;
         case OPT_EVAL: o->eval = 1; break;
+        case OPT_TOKENIZE: o->tokenize = 1; break;
         case OPT_GOLD: o->gold_out = optarg; break;
         case OPT_TREEBANK: o->treebanks[o->ntreebanks++] = optarg; break;
         case OPT_ENGINE:
@@ -143,6 +149,8 @@ static int read_options(int argc, char **argv, options *o)
         return cli_usage_error("parse", "no grammar given (-g GRAMMAR)");
     if (o->ntreebanks && o->input)
         return cli_usage_error("parse", "give either --input or --treebank, not both");
+    if (o->ntreebanks && o->tokenize)
+        return cli_usage_error("parse", "--tokenize is for raw text, not with --treebank");
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
     if ((int)o->popt.engine == -1) {
@@ -303,10 +311,16 @@ static int parse_lines(run *rn, batch *b, const char *path)
     size_t len;
     cky_status st;
     while (!(st = io_lines_next(in, &line, &len)) && line) {
-        if (sentence_from_line(line, len, &b->s[b->n])) {
+        char *tokens = NULL;
+        int ntokens;
+        if ((rn->o->tokenize && tokenize_line(line, len, &tokens, &ntokens)) ||
+            sentence_from_line(tokens ? tokens : line, tokens ? strlen(tokens) : len,
+                               &b->s[b->n])) {
+            free(tokens);
             io_lines_close(in);
             return cli_error("parse", "%s", cky_last_error());
         }
+        free(tokens);
         b->line[b->n++] = io_lines_number(in);
         if (b->n == rn->batch)
             flush_batch(rn, b);

@@ -4,40 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/utf8.h"
+
 static int is_space(unsigned char c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
-/* Length of the valid UTF-8 sequence at s (n bytes left), or 0 if invalid. */
-static int utf8_length(const unsigned char *s, size_t n)
-{
-    unsigned char c = s[0];
-    int len;
-    unsigned min;
-    if (c == 0)
-        return 0;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4, min = 0x10000;
-    else
-        return 0;
-    if ((size_t)len > n)
-        return 0;
-    unsigned cp = c & (0x7F >> len);
-    for (int k = 1; k < len; k++) {
-        if ((s[k] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[k] & 0x3F);
-    }
-    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return len;
 }
 
 /* Append the escaped form of one input byte sequence to out; returns bytes consumed. */
@@ -48,7 +19,8 @@ static size_t copy_char(const unsigned char *s, size_t n, char **out)
         *out += 5;
         return 1;
     }
-    int len = utf8_length(s, n);
+    unsigned cp;
+    int len = utf8_decode(s, n, &cp);
     if (len == 0) {
         memcpy(*out, "\xEF\xBF\xBD", 3); /* U+FFFD */
         *out += 3;
