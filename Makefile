@@ -18,7 +18,8 @@ ifdef SANITIZER
 OPT      := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZER)
 LDSAN    := -fsanitize=$(SANITIZER)
 endif
-BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -pthread -I$(CUDA)/include
+# -fPIC: the same objects go into build/cky and the shared library build/libcky.so.
+BASE_CFLAGS := -std=c11 -D_GNU_SOURCE $(OPT) $(WARN) -MMD -MP -pthread -fPIC -I$(CUDA)/include
 ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
 # The CUDA runtime is linked statically: it loads the driver (libcuda) only when asked, so
 # cky starts and works on machines without a GPU or driver.
@@ -29,7 +30,7 @@ LDLIBS      := $(LDSAN) -pthread -lz -lm -ldl -llapacke -L$(CUDA)/lib64 -lnvrtc 
 NVCC      ?= $(CUDA)/bin/nvcc
 CUDA_ARCH ?= sm_90
 NVCCFLAGS := -arch=$(CUDA_ARCH) -O3 -std=c++17 -lineinfo -MMD -MP \
-             -Xcompiler -Wall,-Wextra,-Wno-unused-parameter
+             -Xcompiler -Wall,-Wextra,-Wno-unused-parameter,-fPIC
 ifeq ($(CI),true)
 NVCCFLAGS += -Werror all-warnings -Xcompiler -Werror
 endif
@@ -44,12 +45,15 @@ CU_SRC   := $(wildcard kernels/*.cu)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
+# The flat C API of libcky.so (api/cky.h), for bindings; the cky command does not use it.
+API_SRC  := $(wildcard api/*.c)
+API_OBJ  := $(API_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard test/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test test-gpu check-dev check-native debug clean fuzz
+.PHONY: all test test-gpu test-python check-dev check-native debug clean fuzz
 
-all: $(BUILD)/cky
+all: $(BUILD)/cky $(BUILD)/libcky.so
 
 $(BUILD)/cky: $(CLI_OBJ) $(BUILD)/libcky.a
 	@echo "  LD      $@"
@@ -59,24 +63,55 @@ $(BUILD)/libcky.a: $(LIB_OBJ)
 	@echo "  AR      $@"
 	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
+# The shared library of the Python package (python/): the library, the C API and the static
+# CUDA runtime in one .so; it exports only the API's cky_* functions (api/cky.map).
+$(BUILD)/libcky.so: $(API_OBJ) $(LIB_OBJ) api/cky.map
+	@echo "  LD      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -shared -Wl,--version-script=api/cky.map -Wl,-soname,libcky.so \
+	    -o $@ $(API_OBJ) $(LIB_OBJ) $(LDLIBS)
+
 $(BUILD)/test/%.o: ALL_CFLAGS += -UNDEBUG -DCKY_SHARED='"$(SHARED)"' -DCKY_BUILD='"$(abspath $(BUILD))"'
-$(BUILD)/%.o: %.c
+# Objects are rebuilt when the compiler flags change (-fPIC came with libcky.so): the stamp
+# is rewritten only when they differ from the last build's.
+FLAGS_STAMP := $(BUILD)/flags.stamp
+$(FLAGS_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(BASE_CFLAGS) $(CFLAGS) | $(NVCCFLAGS)' | cmp -s - $@ || \
+	    echo '$(BASE_CFLAGS) $(CFLAGS) | $(NVCCFLAGS)' > $@
+.PHONY: FORCE
+
+$(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BUILD)/%.o: %.cu
+$(BUILD)/%.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  NVCC    $<"
 	$(Q)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-$(BUILD)/cky_tests: $(TEST_OBJ) $(BUILD)/libcky.a
+$(BUILD)/cky_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/libcky.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(BUILD)/libcky.a -lcriterion $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(API_OBJ) $(BUILD)/libcky.a -lcriterion $(LDLIBS)
 
-# The whole CPU suite; tests that need a GPU skip with a message.
+# The whole CPU suite; tests that need a GPU skip with a message. Then the Python package's.
 test: $(BUILD)/cky $(BUILD)/cky_tests
 	$(BUILD)/cky_tests -j2
+	$(MAKE) --no-print-directory test-python
+
+# Debian's Python (/usr/bin/python3) holds the apt packages (python3-pytest, python3-nltk,
+# python3-matplotlib) even where another python3 comes first on PATH.
+PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+
+# The Python package's tests (python/tests, pytest): they skip as a whole, with a message,
+# only where pytest is not installed.
+test-python: $(BUILD)/cky $(BUILD)/libcky.so
+	@if $(PYTHON) -c 'import pytest' 2>/dev/null; then \
+	    echo "SHARED=$(SHARED) $(PYTHON) -m pytest -q python/tests"; \
+	    SHARED=$(SHARED) $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	else \
+	    echo "test-python: SKIPPED: $(PYTHON) has no pytest (apt-get install python3-pytest)"; \
+	fi
 
 # The GPU tests alone (suites named gpu_*), on a machine with a GPU; they skip without one.
 test-gpu: $(BUILD)/cky $(BUILD)/cky_tests
@@ -97,7 +132,7 @@ debug:
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(API_OBJ:.o=.d)
 
 # libFuzzer target over the native .gr reader (needs clang; fuzz/README says how to run it).
 FUZZ_SRC := fuzz/fuzz_native.c $(wildcard util/*.c grammar/*.c)
@@ -131,6 +166,6 @@ $(BUILD)/tokenize_lines: $(TOKENIZE_LINES_OBJ) $(BUILD)/libcky.a
 
 .PHONY: check-tokenizer
 check-tokenizer: $(BUILD)/tokenize_lines
-	SHARED=$(SHARED) TOKENIZE_LINES=$(abspath $(BUILD)/tokenize_lines) /usr/bin/python3 tools/check-tokenizer
+	SHARED=$(SHARED) TOKENIZE_LINES=$(abspath $(BUILD)/tokenize_lines) $(PYTHON) tools/check-tokenizer
 
 -include $(TOKENIZE_LINES_OBJ:.o=.d)

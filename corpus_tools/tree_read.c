@@ -54,7 +54,7 @@ static cky_status reader_new(const char *name, tree_reader **out)
 
 cky_status tree_reader_open(const char *path, tree_reader **out)
 {
-    tree_reader *r;
+    tree_reader *r = NULL;
     cky_status st = reader_new(path, &r);
     if (st != CKY_OK)
         return st;

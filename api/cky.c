@@ -1,0 +1,226 @@
+/* cky: the flat C API of libcky.so (see cky.h), on top of grammar/, parser/ and
+ * corpus_tools/. */
+#include "cky.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../corpus_tools/tokenize.h"
+#include "../corpus_tools/tree.h"
+#include "../parser/parser.h"
+
+_Static_assert(CKY_PARSE_OK == (int)PARSE_OK && CKY_PARSE_EMPTY == (int)PARSE_EMPTY &&
+                   CKY_PARSE_TOO_LONG == (int)PARSE_TOO_LONG &&
+                   CKY_PARSE_NO_PARSE == (int)PARSE_NO_PARSE &&
+                   CKY_PARSE_FAILED == (int)PARSE_FAILED,
+               "the API's outcome values are parse_outcome's");
+
+struct cky_parser {
+    grammar *g;
+    parser *p;
+    parser_options opt;
+    pthread_mutex_t lock;
+};
+
+/* The parser engine named `name` ("auto": the default engine here). */
+static cky_status engine_from_name(const char *name, parser_engine *out)
+{
+    static const struct { const char *name; parser_engine engine; } engines[] = {
+        {"gpu", PARSER_ENGINE_GPU}, {"cpu", PARSER_ENGINE_CPU}, {"ref", PARSER_ENGINE_REF}};
+    if (!name || !strcmp(name, "auto")) {
+        *out = parser_default_engine();
+        return CKY_OK;
+    }
+    for (size_t k = 0; k < sizeof engines / sizeof *engines; k++)
+        if (!strcmp(name, engines[k].name)) {
+            *out = engines[k].engine;
+            return CKY_OK;
+        }
+    return cky_fail(CKY_ERR_ARG, "unknown engine '%s' (known: auto, gpu, cpu, ref)", name);
+}
+
+/* Check the decoder name. Only Viterbi is in this build; the max-rule decoder is wired here
+ * (parser_options.decoder) when it is. */
+static cky_status check_decoder(const char *name)
+{
+    if (!name || !strcmp(name, "viterbi"))
+        return CKY_OK;
+    return cky_fail(CKY_ERR_ARG, "unknown decoder '%s' (known: viterbi)", name);
+}
+
+cky_parser *cky_parser_open(const char *grammar_path, const char *engine, const char *decoder,
+                            int threads, int max_length, int device)
+{
+    if (!grammar_path) {
+        cky_fail(CKY_ERR_ARG, "no grammar given");
+        return NULL;
+    }
+    if (threads < 0 || max_length < 0 || device < 0) {
+        cky_fail(CKY_ERR_ARG, "threads, max_length and device must not be negative "
+                              "(got %d, %d, %d)", threads, max_length, device);
+        return NULL;
+    }
+    cky_parser *h = calloc(1, sizeof *h);
+    if (!h) {
+        cky_fail(CKY_ERR_NOMEM, "out of memory");
+        return NULL;
+    }
+    h->opt = parser_default_options();
+    h->opt.threads = threads;
+    h->opt.device = device;
+    if (max_length > 0)
+        h->opt.max_length = max_length;
+    if (engine_from_name(engine, &h->opt.engine) || check_decoder(decoder) ||
+        grammar_load(grammar_path, &h->g) || parser_new(h->g, &h->opt, &h->p)) {
+        grammar_free(h->g);
+        free(h);
+        return NULL;
+    }
+    pthread_mutex_init(&h->lock, NULL);
+    return h;
+}
+
+const char *cky_parser_engine(const cky_parser *p)
+{
+    switch (p->opt.engine) {
+    case PARSER_ENGINE_GPU: return "gpu";
+    case PARSER_ENGINE_CPU: return "cpu";
+    case PARSER_ENGINE_REF: return "ref";
+    }
+    return "?";
+}
+
+/* A malloc'ed copy of the printf-style message (NULL if out of memory). */
+static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *format(const char *fmt, ...)
+{
+    char *s = NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    if (vasprintf(&s, fmt, ap) < 0)
+        s = NULL;
+    va_end(ap);
+    return s;
+}
+
+/* Why a sentence of `words` words got no tree. */
+static char *failure_message(const parse_result *r, int words, int max_length)
+{
+    switch (r->outcome) {
+    case PARSE_EMPTY: return format("empty sentence");
+    case PARSE_TOO_LONG:
+        return format("%d words, longer than max_length %d: not parsed", words, max_length);
+    case PARSE_NO_PARSE: return format("the grammar has no parse for this sentence");
+    case PARSE_FAILED: return format("%s", r->error ? r->error : "failed");
+    case PARSE_OK: break;
+    }
+    return NULL;
+}
+
+/* The tree on one line, without the final newline. */
+static char *tree_string(const tree *t)
+{
+    char *s = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&s, &n);
+    if (!f)
+        return NULL;
+    tree_write_line(t, f);
+    if (fclose(f)) {
+        free(s);
+        return NULL;
+    }
+    if (n > 0 && s[n - 1] == '\n')
+        s[n - 1] = '\0';
+    return s;
+}
+
+/* Turn line k into a sentence (tokenized first when `tokenize`). */
+static cky_status read_line(const char *line, int tokenize, sentence *s)
+{
+    if (!line)
+        return cky_fail(CKY_ERR_ARG, "a line is NULL");
+    char *tokens = NULL;
+    int n;
+    if (tokenize && tokenize_line(line, strlen(line), &tokens, &n))
+        return CKY_ERR_NOMEM;
+    const char *text = tokens ? tokens : line;
+    cky_status st = sentence_from_line(text, strlen(text), s);
+    free(tokens);
+    return st;
+}
+
+int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokenize,
+                     char **trees, int *outcomes, char **messages)
+{
+    if (!p || n < 0 || (n > 0 && (!lines || !trees || !outcomes))) {
+        cky_fail(CKY_ERR_ARG, "cky_parser_parse: invalid arguments");
+        return -1;
+    }
+    sentence *s = calloc((size_t)(n ? n : 1), sizeof *s);
+    parse_result *r = calloc((size_t)(n ? n : 1), sizeof *r);
+    int rc = s && r ? 0 : -1, parsed = 0;
+    if (rc)
+        cky_fail(CKY_ERR_NOMEM, "out of memory for %d sentences", n);
+    for (int k = 0; k < n && !rc; k++)
+        if (read_line(lines[k], tokenize, &s[k])) {
+            cky_fail(CKY_ERR_ARG, "line %d: %s", k + 1, cky_last_error());
+            rc = -1;
+        }
+    if (!rc) {
+        pthread_mutex_lock(&p->lock);
+        rc = parser_parse(p->p, s, n, r) ? -1 : 0;
+        pthread_mutex_unlock(&p->lock);
+        parsed = !rc;
+    }
+    for (int k = 0; k < n && !rc; k++) {
+        trees[k] = tree_string(r[k].tree);
+        outcomes[k] = (int)r[k].outcome;
+        if (messages)
+            messages[k] = failure_message(&r[k], s[k].n, p->opt.max_length);
+        if (!trees[k] || (messages && r[k].outcome != PARSE_OK && !messages[k])) {
+            for (int j = 0; j <= k; j++) {
+                free(trees[j]);
+                if (messages)
+                    free(messages[j]);
+            }
+            cky_fail(CKY_ERR_NOMEM, "out of memory writing trees");
+            rc = -1;
+        }
+    }
+    for (int k = 0; k < n && s && r; k++) {
+        if (parsed)
+            parse_result_clear(&r[k]);
+        sentence_free(&s[k]);
+    }
+    free(s);
+    free(r);
+    return rc;
+}
+
+int cky_tokenize(const char *line, char **tokens)
+{
+    int n;
+    if (!line || !tokens) {
+        cky_fail(CKY_ERR_ARG, "cky_tokenize: invalid arguments");
+        return -1;
+    }
+    return tokenize_line(line, strlen(line), tokens, &n) ? -1 : 0;
+}
+
+const char *cky_error_message(void) { return cky_last_error(); }
+
+void cky_string_free(char *s) { free(s); }
+
+void cky_parser_close(cky_parser *p)
+{
+    if (!p)
+        return;
+    parser_free(p->p);
+    grammar_free(p->g);
+    pthread_mutex_destroy(&p->lock);
+    free(p);
+}

@@ -1,0 +1,52 @@
+/* cky: the flat C API of the shared library libcky.so, for bindings (the Python package in
+ * python/ uses it through ctypes); the cky command does not use it.
+ *
+ * Only C strings, ints and opaque pointers cross it. A parser owns its grammar; calls on one
+ * parser are serialized (a mutex), separate parsers may be used from separate threads.
+ * Failing functions return NULL or -1 and record a message that cky_error_message() returns
+ * on the same thread. Strings the library returns are freed with cky_string_free(). */
+#ifndef CKY_API_CKY_H
+#define CKY_API_CKY_H
+
+typedef struct cky_parser cky_parser;
+
+/* What became of one sentence (cky_parser_parse). */
+enum {
+    CKY_PARSE_OK = 0,       /* a tree */
+    CKY_PARSE_EMPTY = 1,    /* no words */
+    CKY_PARSE_TOO_LONG = 2, /* more words than max_length */
+    CKY_PARSE_NO_PARSE = 3, /* the grammar derives no tree */
+    CKY_PARSE_FAILED = 4    /* an error while parsing it */
+};
+
+/* Load a grammar (a Berkeley .gr file or the prefix of a text export) and open a parser on
+ * it. engine: "auto" (the GPU where one is usable, else the CPU), "gpu", "cpu" or "ref";
+ * decoder: "viterbi" (NULL: viterbi); threads: CPU threads (0: one per core); max_length:
+ * longest sentence parsed, in words (0: 200); device: the CUDA device of the gpu engine.
+ * NULL on failure (unreadable grammar, unknown engine or decoder, no GPU for "gpu"). */
+cky_parser *cky_parser_open(const char *grammar, const char *engine, const char *decoder,
+                            int threads, int max_length, int device);
+
+/* The engine the parser runs: "gpu", "cpu" or "ref". */
+const char *cky_parser_engine(const cky_parser *p);
+
+/* Parse n lines (UTF-8; n >= 0). tokenize: 1 if the lines are raw text (tokenized as the
+ * Penn Treebank, corpus_tools/tokenize.h), 0 if they are tokens separated by white space.
+ * For each k: trees[k] = the tree on one line, Berkeley style "( (S ...) )", or "(())" when
+ * there is none; outcomes[k] = a CKY_PARSE_* value; messages[k] (if messages is not NULL)
+ * = why there is no tree, or NULL for CKY_PARSE_OK. Every string set must be freed with
+ * cky_string_free. Returns 0, or -1 if the batch could not be parsed at all (nothing set). */
+int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokenize,
+                     char **trees, int *outcomes, char **messages);
+
+/* Tokenize one line of raw text: *tokens = the tokens separated by single spaces. 0 or -1. */
+int cky_tokenize(const char *line, char **tokens);
+
+/* The message of the last failure on this thread. */
+const char *cky_error_message(void);
+
+void cky_string_free(char *s);
+
+void cky_parser_close(cky_parser *p);
+
+#endif

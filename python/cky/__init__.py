@@ -1,0 +1,221 @@
+"""cky: exact CKY parsing with Berkeley latent-variable grammars, from Python.
+
+    import cky
+    p = cky.Parser("sample-sm3.gr", engine="cpu")
+    p.parse("The company said it expects full vindication.")   # raw text, tokenized here
+    p.parse(["Stocks", "fell", "."])                           # tokens
+    for tree in p.parse_many(sentences, batch_size=256): ...   # in order, batched
+
+Trees come back as strings, one line in the Berkeley parser's layout "( (S ...) )", or as
+nltk.Tree objects with as_tree=True (when NLTK is installed). A sentence without a tree
+(empty, longer than max_length, or no parse in the grammar) gives "(())" (None as a tree),
+or raises ParseError with strict=True. Errors raise CkyError with the library's message.
+
+The work is done by libcky.so (the C library, api/cky.h) through ctypes; the package holds
+its own copy (installed by `pip install ./python` after `make`), else $CKY_LIBRARY or the
+repository's build/libcky.so is used.
+"""
+import ctypes
+import os
+
+__version__ = "0.1.0"
+__all__ = ["Parser", "CkyError", "ParseError", "tokenize", "__version__"]
+
+NO_TREE = "(())"
+_OK, _FAILED = 0, 4  # CKY_PARSE_OK, CKY_PARSE_FAILED (api/cky.h)
+# sentences per library call when parse_many is given no batch_size, as `cky parse`
+_BATCH = {"gpu": 8192, "cpu": 256, "ref": 64}
+
+
+class CkyError(Exception):
+    """An error of the cky library (its message), or of the arguments given to it."""
+
+
+class ParseError(CkyError):
+    """A sentence got no tree (strict mode): empty, too long, or no parse in the grammar."""
+
+
+def _find_library():
+    here = os.path.dirname(os.path.abspath(__file__))
+    for path in (os.environ.get("CKY_LIBRARY"), os.path.join(here, "libcky.so"),
+                 os.path.join(here, "..", "..", "build", "libcky.so")):
+        if path and os.path.isfile(path):
+            return path
+    raise ImportError("cky: libcky.so not found: install the package with `pip install "
+                      "./python` after `make`, or set CKY_LIBRARY to build/libcky.so")
+
+
+def _load():
+    lib = ctypes.CDLL(_find_library())
+    c_str, c_int, ptr = ctypes.c_char_p, ctypes.c_int, ctypes.c_void_p
+    lib.cky_parser_open.argtypes = [c_str, c_str, c_str, c_int, c_int, c_int]
+    lib.cky_parser_open.restype = ptr
+    lib.cky_parser_engine.argtypes = [ptr]
+    lib.cky_parser_engine.restype = c_str
+    lib.cky_parser_parse.argtypes = [ptr, ctypes.POINTER(c_str), c_int, c_int,
+                                     ctypes.POINTER(ptr), ctypes.POINTER(c_int),
+                                     ctypes.POINTER(ptr)]
+    lib.cky_parser_parse.restype = c_int
+    lib.cky_tokenize.argtypes = [c_str, ctypes.POINTER(ptr)]
+    lib.cky_tokenize.restype = c_int
+    lib.cky_error_message.argtypes = []
+    lib.cky_error_message.restype = c_str
+    lib.cky_string_free.argtypes = [ptr]
+    lib.cky_string_free.restype = None
+    lib.cky_parser_close.argtypes = [ptr]
+    lib.cky_parser_close.restype = None
+    return lib
+
+
+_lib = _load()
+
+
+def _error():
+    return CkyError(_lib.cky_error_message().decode("utf-8", "replace"))
+
+
+def _encode(text):
+    """UTF-8 bytes for the library (a NUL would end the C string: it becomes U+FFFD)."""
+    if not isinstance(text, str):
+        raise TypeError(f"expected a str, got {type(text).__name__}")
+    return text.replace("\0", "\ufffd").encode("utf-8", "surrogatepass")
+
+
+def _take_string(ptr):
+    """The library's malloc'ed string as str, freed."""
+    if not ptr:
+        return None
+    try:
+        return ctypes.string_at(ptr).decode("utf-8", "replace")
+    finally:
+        _lib.cky_string_free(ptr)
+
+
+def tokenize(text):
+    """The Penn Treebank tokens of one sentence of raw text (as `cky parse --tokenize`)."""
+    out = ctypes.c_void_p()
+    if _lib.cky_tokenize(_encode(text), ctypes.byref(out)):
+        raise _error()
+    s = _take_string(out.value)
+    return s.split(" ") if s else []
+
+
+def _line(sentence):
+    """A sentence as one line for the library: raw text is tokenized, tokens are joined."""
+    if isinstance(sentence, str):
+        return " ".join(tokenize(sentence)).encode("utf-8")
+    if isinstance(sentence, (bytes, bytearray)):
+        raise TypeError("a sentence is a str (raw text) or a list of str (tokens), not bytes")
+    tokens = list(sentence)
+    for t in tokens:
+        if not isinstance(t, str):
+            raise TypeError(f"a token must be a str, not {type(t).__name__}")
+        if not t or t != "".join(t.split()):
+            raise ValueError(f"a token must be a non-empty str without white space: {t!r}")
+    return _encode(" ".join(tokens))
+
+
+def _as_tree(s):
+    try:
+        from nltk import Tree
+    except ImportError as e:
+        raise ImportError("as_tree=True needs NLTK (Debian: apt-get install python3-nltk)") \
+            from e
+    return None if s == NO_TREE else Tree.fromstring(s)
+
+
+class Parser:
+    """A parser for one grammar.
+
+    grammar: a Berkeley .gr file, or the prefix of a text export (PREFIX.grammar[.gz], ...).
+    engine: "auto" (the GPU where one is usable, else the CPU), "gpu", "cpu" or "ref".
+    decoder: "viterbi" (the exact best parse).
+    threads: CPU threads (0: one per core); max_length: longest sentence parsed, in words;
+    device: the CUDA device of the gpu engine; strict: raise ParseError for a sentence
+    without a tree instead of returning "(())".
+    """
+
+    def __init__(self, grammar, engine="auto", decoder="viterbi", threads=0, max_length=200,
+                 device=0, strict=False):
+        self._h = None
+        for name, v in (("threads", threads), ("max_length", max_length), ("device", device)):
+            if not isinstance(v, int) or v < 0:
+                raise ValueError(f"{name} must be a whole number >= 0, not {v!r}")
+        if max_length < 1:
+            raise ValueError("max_length must be at least 1")
+        h = _lib.cky_parser_open(os.fsencode(grammar), _encode(engine), _encode(decoder),
+                                 threads, max_length, device)
+        if not h:
+            raise _error()
+        self._h = h
+        self.engine = _lib.cky_parser_engine(h).decode()
+        self.decoder = decoder
+        self.strict = strict
+
+    def _check(self):
+        if not self._h:
+            raise CkyError("the parser is closed")
+
+    def _parse_lines(self, lines):
+        """(outcome, tree string, why there is none) of each line, in order."""
+        self._check()
+        n = len(lines)
+        c_lines = (ctypes.c_char_p * n)(*lines)
+        trees = (ctypes.c_void_p * n)()
+        outcomes = (ctypes.c_int * n)()
+        messages = (ctypes.c_void_p * n)()
+        if _lib.cky_parser_parse(self._h, c_lines, n, 0, trees, outcomes, messages):
+            raise _error()
+        return [(outcomes[k], _take_string(trees[k]), _take_string(messages[k]))
+                for k in range(n)]
+
+    def _result(self, result, as_tree, where):
+        outcome, tree, why = result
+        if outcome == _FAILED:
+            raise CkyError(where + why)
+        if self.strict and outcome != _OK:
+            raise ParseError(where + why)
+        return _as_tree(tree) if as_tree else tree
+
+    def parse(self, sentence, as_tree=False):
+        """The tree of one sentence: a str of raw text, or a list of tokens."""
+        return self._result(self._parse_lines([_line(sentence)])[0], as_tree, "")
+
+    def parse_many(self, sentences, batch_size=None, as_tree=False):
+        """Yield the trees of an iterable of sentences (raw str or token lists) in order,
+        handing the library batch_size sentences at a time (default: as `cky parse`). An
+        error is raised at the sentence it concerns, after the trees before it."""
+        self._check()
+        size = _BATCH.get(self.engine, 256) if batch_size is None else batch_size
+        if not isinstance(size, int) or size < 1:
+            raise ValueError(f"batch_size must be a whole number >= 1, not {batch_size!r}")
+        batch, done = [], 0
+        for sentence in sentences:
+            batch.append(_line(sentence))
+            if len(batch) == size:
+                for result in self._parse_lines(batch):
+                    done += 1
+                    yield self._result(result, as_tree, f"sentence {done}: ")
+                batch = []
+        for result in self._parse_lines(batch) if batch else []:
+            done += 1
+            yield self._result(result, as_tree, f"sentence {done}: ")
+
+    def close(self):
+        """Release the parser and its grammar (also done when it is garbage collected)."""
+        if self._h:
+            _lib.cky_parser_close(self._h)
+            self._h = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        if _lib is not None and getattr(self, "_h", None):
+            self.close()
+
+    def __repr__(self):
+        return f"cky.Parser(engine={self.engine!r}, decoder={self.decoder!r})"
