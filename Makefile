@@ -143,29 +143,23 @@ $(BUILD)/fuzz/fuzz_native: $(FUZZ_SRC) $(wildcard util/*.h grammar/*.h)
 	$(Q)clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
 	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_SRC) -lz -lm -pthread
 
-# ---- check-cpu: the CPU generated path against the reference parser (long; tools/check-cpu).
-# tools/src/check_engine.c is a standalone checker, outside LIB_SRC, CLI_SRC and TEST_SRC.
-CHECK_ENGINE_OBJ := $(BUILD)/tools/src/check_engine.o
-$(BUILD)/check_engine: $(CHECK_ENGINE_OBJ) $(BUILD)/libcky.a
+# ---- standalone tools (tools/src/NAME.c -> build/NAME), outside LIB_SRC, CLI_SRC and
+# TEST_SRC, linked with the library: check_engine (check-cpu), tokenize_lines
+# (check-tokenizer: the tokenizer alone).
+TOOL_BIN := $(BUILD)/check_engine $(BUILD)/tokenize_lines
+$(TOOL_BIN): $(BUILD)/%: $(BUILD)/tools/src/%.o $(BUILD)/libcky.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CHECK_ENGINE_OBJ) $(BUILD)/libcky.a $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libcky.a $(LDLIBS)
 
+-include $(TOOL_BIN:$(BUILD)/%=$(BUILD)/tools/src/%.d)
+
+# ---- check-cpu: the CPU generated path against the reference parser (long; tools/check-cpu).
 .PHONY: check-cpu
 check-cpu: $(BUILD)/check_engine
 	SHARED=$(SHARED) CHECK_ENGINE=$(abspath $(BUILD)/check_engine) bash tools/check-cpu
 
--include $(CHECK_ENGINE_OBJ:.o=.d)
-
-# ---- check-tokenizer: the tokenizer against the treebank's own tokens (tools/check-tokenizer;
-# python3-nltk from Debian for the detokenizer). tools/src/tokenize_lines.c is the tokenizer
-# alone, outside LIB_SRC, CLI_SRC and TEST_SRC.
-TOKENIZE_LINES_OBJ := $(BUILD)/tools/src/tokenize_lines.o
-$(BUILD)/tokenize_lines: $(TOKENIZE_LINES_OBJ) $(BUILD)/libcky.a
-	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TOKENIZE_LINES_OBJ) $(BUILD)/libcky.a $(LDLIBS)
-
+# ---- check-tokenizer: the tokenizer against the treebank's own tokens (seconds;
+# tools/check-tokenizer, with python3-nltk from Debian for the detokenizer).
 .PHONY: check-tokenizer
 check-tokenizer: $(BUILD)/tokenize_lines
 	SHARED=$(SHARED) TOKENIZE_LINES=$(abspath $(BUILD)/tokenize_lines) $(PYTHON) tools/check-tokenizer
-
--include $(TOKENIZE_LINES_OBJ:.o=.d)

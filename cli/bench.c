@@ -16,7 +16,7 @@
 
 static const char usage_text[] =
     "usage: cky bench -g GRAMMAR -i FILE [--max-length N] [--repeat K] [--workspace N]\n"
-    "                 [--json]\n"
+    "                 [--json [--bucket-width W]]\n"
     "\n"
     "Parse the sentences of FILE (one per line) with the gpu engine: a warm-up pass, then K\n"
     "timed passes end to end (charts, trees on the GPU, un-annotation on the host; nothing is\n"
@@ -33,7 +33,11 @@ static const char usage_text[] =
     "      --repeat K          timed passes (default 3); the best is reported\n"
     "      --device N          CUDA device (default 0)\n"
     "      --workspace N       work items per kernel launch (default 131072)\n"
-    "      --json              one JSON object instead of the table\n"
+    "      --json              one JSON object instead of the table; it adds the speed by\n"
+    "                          sentence length: each bucket of W lengths (1..W, W+1..2W,\n"
+    "                          ...) parsed as a batch of its own, best of K passes, and\n"
+    "                          its stage times from one more pass with CUDA events\n"
+    "      --bucket-width W    lengths per bucket (default 10; 0: no buckets)\n"
     "  -h, --help              this help\n";
 
 static double now_seconds(void)
@@ -94,18 +98,102 @@ static double pass(parser *p, const sentence *s, int n, parse_result *r)
     return t;
 }
 
+/* The speed of the sentences of lengths lo..hi, parsed as a batch of their own. */
+typedef struct bucket {
+    int lo, hi, sentences;
+    long words;
+    double seconds;           /* best of the timed passes */
+    double stage[GPU_NSTAGE]; /* one profiled pass */
+} bucket;
+
+/* Measure every non-empty bucket of `width` lengths up to maxlen into out (room for
+ * ceil(maxlen / width)): best of `repeat` passes without profiling, then one profiled pass
+ * for the stage times. Leaves profiling on. Returns the number of buckets, or -1. */
+static int measure_buckets(parser *p, gpu_engine *e, const sentence *s, int n,
+                           parse_result *r, int maxlen, int width, int repeat, bucket *out)
+{
+    sentence *sub = malloc((size_t)n * sizeof *sub); /* shallow copies: s owns the words */
+    if (!sub) {
+        cli_error("bench", "out of memory");
+        return -1;
+    }
+    int nb = 0;
+    for (int lo = 1; lo <= maxlen; lo += width) {
+        bucket *b = &out[nb];
+        memset(b, 0, sizeof *b);
+        b->lo = lo;
+        b->hi = lo + width - 1 < maxlen ? lo + width - 1 : maxlen;
+        for (int k = 0; k < n; k++)
+            if (s[k].n >= b->lo && s[k].n <= b->hi) {
+                sub[b->sentences++] = s[k];
+                b->words += s[k].n;
+            }
+        if (b->sentences == 0)
+            continue;
+        gpu_engine_profile(e, 0);
+        b->seconds = INFINITY;
+        for (int k = 0; k < repeat; k++) {
+            double t = pass(p, sub, b->sentences, r);
+            if (t < 0) {
+                free(sub);
+                return -1;
+            }
+            b->seconds = t < b->seconds ? t : b->seconds;
+        }
+        gpu_engine_profile(e, 1);
+        gpu_stats before = *gpu_engine_stats(e);
+        if (pass(p, sub, b->sentences, r) < 0) {
+            free(sub);
+            return -1;
+        }
+        const gpu_stats *after = gpu_engine_stats(e);
+        for (int k = 0; k < GPU_NSTAGE; k++)
+            b->stage[k] = after->seconds[k] - before.seconds[k];
+        nb++;
+    }
+    free(sub);
+    return nb;
+}
+
+/* The stage times as the members of a JSON object: {"lexicon": 0.0012, ...}. */
+static void print_stages_json(const double *stage)
+{
+    printf("{");
+    for (int k = 0; k < GPU_NSTAGE; k++)
+        printf("%s\"%s\": %.6f", k ? ", " : "", gpu_stage_name((gpu_stage)k), stage[k]);
+    printf("}");
+}
+
+/* The "buckets" member of the JSON output. */
+static void print_buckets_json(const bucket *b, int nb, int width)
+{
+    printf(", \"bucket_width\": %d, \"buckets\": [", width);
+    for (int k = 0; k < nb; k++) {
+        printf("%s{\"min_length\": %d, \"max_length\": %d, \"sentences\": %d, "
+               "\"words\": %ld, \"seconds\": %.6f, \"sentences_per_second\": %.1f, "
+               "\"words_per_second\": %.1f, \"stage_seconds\": ",
+               k ? ", " : "", b[k].lo, b[k].hi, b[k].sentences, b[k].words, b[k].seconds,
+               b[k].seconds > 0 ? b[k].sentences / b[k].seconds : 0.0,
+               b[k].seconds > 0 ? b[k].words / b[k].seconds : 0.0);
+        print_stages_json(b[k].stage);
+        printf("}");
+    }
+    printf("]");
+}
+
 int cli_bench(int argc, char **argv)
 {
-    enum { OPT_MAXLEN = 256, OPT_REPEAT, OPT_JSON, OPT_DEVICE, OPT_WORKSPACE };
+    enum { OPT_MAXLEN = 256, OPT_REPEAT, OPT_JSON, OPT_DEVICE, OPT_WORKSPACE, OPT_BUCKET };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},        {"input", required_argument, 0, 'i'},
         {"max-length", required_argument, 0, OPT_MAXLEN},
         {"repeat", required_argument, 0, OPT_REPEAT}, {"device", required_argument, 0, OPT_DEVICE},
         {"workspace", required_argument, 0, OPT_WORKSPACE},
         {"json", no_argument, 0, OPT_JSON},           {"help", no_argument, 0, 'h'},
+        {"bucket-width", required_argument, 0, OPT_BUCKET},
         {0, 0, 0, 0}};
     const char *gpath = NULL, *input = NULL;
-    int maxlen = 40, repeat = 3, json = 0, c;
+    int maxlen = 40, repeat = 3, json = 0, width = 10, c;
     parser_options popt = parser_default_options();
     popt.engine = PARSER_ENGINE_GPU;
     optind = 1;
@@ -132,6 +220,10 @@ int cli_bench(int argc, char **argv)
                                        1 << 26);
             break;
         case OPT_JSON: json = 1; break;
+        case OPT_BUCKET:
+            if (!cli_int(optarg, 0, 100000, &width))
+                return cli_usage_error("bench", "--bucket-width takes a number from 0 to 100000");
+            break;
         case 'h': fputs(usage_text, stdout); return 0;
         case ':': return cli_usage_error("bench", "option %s needs a value", argv[optind - 1]);
         default: return cli_usage_error("bench", "unknown option %s", argv[optind - 1]);
@@ -146,6 +238,8 @@ int cli_bench(int argc, char **argv)
     grammar *g = NULL;
     parser *p = NULL;
     parse_result *r = NULL;
+    bucket *buckets = NULL;
+    int nbuckets = 0;
     if ((rc = read_sentences(input, maxlen, &s, &n, &words)))
         goto done;
     if (n == 0) {
@@ -177,6 +271,16 @@ int cli_bench(int argc, char **argv)
     gpu_engine_profile(e, 1);
     double profiled = warm < 0 ? -1 : pass(p, s, n, r);
     gpu_stats prof = *gpu_engine_stats(e);
+    if (json && width > 0 && warm >= 0 && profiled >= 0) {
+        if (!(buckets = calloc((size_t)(maxlen / width + 1), sizeof *buckets))) {
+            rc = cli_error("bench", "out of memory");
+            goto done;
+        }
+        if ((nbuckets = measure_buckets(p, e, s, n, r, maxlen, width, repeat, buckets)) < 0) {
+            rc = 1;
+            goto done;
+        }
+    }
     double peak = 0;
     if (warm < 0 || profiled < 0 || kpeak_add_max(300, &peak, NULL)) {
         rc = warm < 0 || profiled < 0 ? 1 : cli_error("bench", "%s", cky_last_error());
@@ -201,7 +305,9 @@ int cli_bench(int argc, char **argv)
                xx_rate / peak, gpu_engine_width(e));
         for (int k = 0; k < GPU_NSTAGE; k++)
             printf("%s\"%s\": %.4f", k ? ", " : "", gpu_stage_name((gpu_stage)k), stage[k]);
-        printf("}, \"profiled_pass_seconds\": %.4f}\n", profiled);
+        printf("}, \"profiled_pass_seconds\": %.4f", profiled);
+        print_buckets_json(buckets, nbuckets, width);
+        printf("}\n");
     } else {
         printf("grammar      %s\ninput        %s (%d sentences of 1..%d words, %ld words)\n"
                "device       %s\nworkspace    %d work items per launch\n"
@@ -222,6 +328,7 @@ done:
         sentence_free(&s[k]);
     free(s);
     free(r);
+    free(buckets);
     parser_free(p);
     grammar_free(g);
     return rc;
