@@ -40,6 +40,17 @@ static void text_put(text *t, const char *s, size_t n)
     t->p[t->n] = '\0';
 }
 
+/* Insert n bytes at offset `at` (<= t->n). */
+static void text_insert(text *t, size_t at, const char *s, size_t n)
+{
+    size_t old = t->n;
+    text_put(t, s, n); /* grows the buffer */
+    if (t->failed)
+        return;
+    memmove(t->p + at + n, t->p + at, old - at);
+    memcpy(t->p + at, s, n);
+}
+
 /* The tokens of a line: token k is pool.p[off[k] .. off[k] + len[k]). */
 typedef struct tokens {
     text pool;
@@ -354,18 +365,12 @@ static void split_final_period(text *t)
     size_t w = p - 1; /* start of the last word */
     while (w > 0 && t->p[w - 1] != ' ')
         w--;
-    size_t at = p - 1; /* where a space goes */
-    if (p - w == 4 && !memcmp(t->p + w, "U.S.", 4)) {
-        at = p;
-        text_put(t, ".", 1);
-        if (t->failed)
-            return;
-    }
-    text_put(t, " ", 1);
-    if (t->failed)
-        return;
-    memmove(t->p + at + 1, t->p + at, t->n - 1 - at);
-    t->p[at] = ' ';
+    while (w < p && strchr("\"`'([{", t->p[w]))
+        w++; /* opening quotes and brackets */
+    if (p - w == 4 && !memcmp(t->p + w, "U.S.", 4))
+        text_insert(t, p, " .", 2);
+    else
+        text_insert(t, p - 1, " ", 1);
 }
 
 cky_status tokenize_line(const char *line, size_t len, char **out, int *ntokens)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../corpus_tools/tokenize.h"
@@ -62,6 +63,8 @@ Test(tokenize, final_period)
     check("It grew.", "It grew .");
     check("It is Drexel Burnham Lambert Inc.", "It is Drexel Burnham Lambert Inc .");
     check("sold in the U.S.", "sold in the U.S. .");
+    check("made in the \"U.S.\"", "made in the `` U.S. . ''");
+    check("ends in U.S.)", "ends in U.S. . -RRB-");
     check("Mr. Smith of Acme Inc. said so.", "Mr. Smith of Acme Inc. said so .");
     check("a \"game.\"", "a `` game . ''");
     check("(Fewer said so.)", "-LRB- Fewer said so . -RRB-");
@@ -182,4 +185,12 @@ Test(tokenize, cky_parse_tokenize)
     run_shell(cmd, tok, sizeof tok);
     cr_expect_str_eq(raw, tok);
     cr_expect(strstr(raw, "(RB n't)") && strstr(raw, "-LRB-"), "%s", raw);
+    snprintf(cmd, sizeof cmd, "'%s' parse --tokenize --treebank x.mrg -g '%s' 2>&1", cky, g);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(raw, 1, sizeof raw - 1, p);
+    raw[n] = '\0';
+    int st = pclose(p);
+    cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 2, "--tokenize with --treebank: %s", raw);
+    cr_expect(strstr(raw, "--tokenize is for raw text"), "%s", raw);
 }
