@@ -1,5 +1,7 @@
-# cky: plain Makefile. `make` builds build/cky; `make test` builds and runs the Criterion
-# suite (GPU tests skip without a GPU); `make test-gpu` runs the GPU tests alone; `make check-dev` runs the long full-dev checks.
+# cky: plain Makefile. `make` builds build/cky and build/libcky.so (the shared library of the
+# Python package); `make test` builds and runs the Criterion suite (GPU tests skip without a
+# GPU), then the Python package's pytest tests; `make test-gpu` runs the GPU tests alone;
+# `make check-dev` runs the long full-dev checks.
 # Options: CFLAGS=... (added to the defaults), SANITIZER=address|undefined, V=1, CI=true
 # (adds -Werror), SHARED=path to the shared data folder (default ../shared).
 
@@ -134,9 +136,16 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(API_OBJ:.o=.d)
 
-# libFuzzer target over the native .gr reader (needs clang; fuzz/README says how to run it).
+# libFuzzer targets over the native .gr reader and the tokenizer (need clang; fuzz/README
+# says how to run them).
 FUZZ_SRC := fuzz/fuzz_native.c $(wildcard util/*.c grammar/*.c)
-fuzz: $(BUILD)/fuzz/fuzz_native
+FUZZ_TOKENIZE_SRC := fuzz/fuzz_tokenize.c corpus_tools/tokenize.c util/utf8.c util/status.c
+fuzz: $(BUILD)/fuzz/fuzz_native $(BUILD)/fuzz/fuzz_tokenize
+$(BUILD)/fuzz/fuzz_tokenize: $(FUZZ_TOKENIZE_SRC) corpus_tools/tokenize.h util/utf8.h
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	$(Q)clang -std=c11 -D_GNU_SOURCE -O1 -g -fno-omit-frame-pointer \
+	    -fsanitize=fuzzer,address,undefined -o $@ $(FUZZ_TOKENIZE_SRC)
 $(BUILD)/fuzz/fuzz_native: $(FUZZ_SRC) $(wildcard util/*.h grammar/*.h)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
