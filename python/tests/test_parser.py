@@ -101,6 +101,10 @@ def test_auto_engine(grammar):
     with cky.Parser(grammar) as p:
         assert p.engine in ("gpu", "cpu")
         assert p.parse("Stocks fell.").startswith("( (")
+        engine = p.engine
+    if engine == "cpu":  # no usable GPU here: asking for one is an error that says so
+        with pytest.raises(cky.CkyError, match="CUDA|GPU"):
+            cky.Parser(grammar, engine="gpu")
 
 
 def test_as_tree(grammar):
