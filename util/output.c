@@ -12,6 +12,7 @@
 struct output {
     FILE *f;
     char *path, *tmp; /* tmp: NULL when writing the target (or stdout) directly */
+    char *target;     /* what tmp is renamed to: path, or the file a symbolic link names */
     gzFile gz;        /* gzip output: f is a cookie stream over it */
     int err;          /* errno of the first failed write */
 };
@@ -68,6 +69,9 @@ cky_status output_open(const char *path, output **out)
     } else if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
         fd = open(path, O_WRONLY | O_CLOEXEC);
     } else {
+        struct stat lsb;
+        if (lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode) && (o->target = realpath(path, NULL)))
+            path = o->target; /* write the file the link names, keep the link */
         size_t n = strlen(path) + 32;
         if (!(o->tmp = malloc(n)))
             return open_fail(o, "%s: %s", ENOMEM);
@@ -83,8 +87,8 @@ cky_status output_open(const char *path, output **out)
     }
     if (fd < 0)
         return open_fail(o, "%s: cannot write: %s", errno);
-    size_t len = strlen(path);
-    if (len > 3 && !strcmp(path + len - 3, ".gz")) {
+    size_t len = strlen(o->path);
+    if (len > 3 && !strcmp(o->path + len - 3, ".gz")) {
         cookie_io_functions_t io = {.write = gz_cookie_write};
         if (!(o->gz = gzdopen(fd, "wb")) || !(o->f = fopencookie(o, "w", io))) {
             if (!o->gz)
@@ -138,7 +142,7 @@ cky_status output_commit(output *o)
     cky_status st = CKY_OK;
     if (err)
         st = cky_fail(CKY_ERR_IO, "%s: write error: %s", o->path, strerror(err));
-    else if (o->tmp && rename(o->tmp, o->path) != 0)
+    else if (o->tmp && rename(o->tmp, o->target ? o->target : o->path) != 0)
         st = cky_fail(CKY_ERR_IO, "%s: cannot replace it with %s: %s", o->path, o->tmp,
                       strerror(errno));
     else if (o->tmp) {
@@ -159,6 +163,7 @@ void output_abort(output *o)
         unlink(o->tmp);
     free(o->tmp);
     free(o->path);
+    free(o->target);
     free(o);
 }
 

@@ -3,7 +3,8 @@
  * output_open writes to a temporary file beside the target, which output_commit renames into
  * place only when the run succeeded; output_abort removes it, leaving the target as it was.
  * "-" is stdout (nothing is renamed); a target that exists and is not a regular file (a
- * device, a FIFO) is written directly. A target ending in ".gz" is written gzip-compressed.
+ * device, a FIFO) is written directly; a symbolic link is followed (the file it names is
+ * replaced, the link kept). A target ending in ".gz" is written gzip-compressed.
  * Every error names the file and the system's reason. */
 #ifndef CKY_UTIL_OUTPUT_H
 #define CKY_UTIL_OUTPUT_H
