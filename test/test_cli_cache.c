@@ -54,7 +54,7 @@ Test(cli_cache, leftovers_of_interrupted_compiles_are_removed)
     char d[64];
     run_setup(d);
     /* a dead process's temporaries (this host), a day-old one, and old-style build files */
-    cr_assert_eq(run_sh(d, "h=$(hostname) && touch cache/tmp-999999999-$h~abcdef.so && "
+    cr_assert_eq(run_sh(d, "h=$(uname -n) && touch cache/tmp-999999999-$h~abcdef.so && "
                         "mkdir cache/tmp-999999998-$h~ghijkl && touch cache/tmp-999999998-$h~ghijkl/k.c && "
                         "touch -d '2 days ago' cache/tmp-1-otherhost~mnopqr && "
                         "touch -d '2 hours ago' cache/build-AbCdEf.c cache/build-AbCdEf.so && "

@@ -93,7 +93,7 @@ Test(codegen_cache, prepare_removes_leftovers_only)
     cr_assert_not_null(mine);
     memcpy(strrchr(mine, '~') + 1, "keepme", 6);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "cd '%s' && touch '%s' entry.hso tmp-999999999-$(hostname)~dead00 "
+    snprintf(cmd, sizeof cmd, "cd '%s' && touch '%s' entry.hso tmp-999999999-$(uname -n)~dead00 "
              "&& touch -d '3 days ago' tmp-1-elsewhere~old000", dir, mine);
     cr_assert_eq(system(cmd), 0);
     cr_assert_eq(codegen_cache_prepare(dir), CKY_OK, "%s", cky_last_error());

@@ -42,7 +42,8 @@ struct io_lines {
 cky_status io_lines_open(const char *path, io_lines **out)
 {
     io_lines *r = calloc(1, sizeof *r);
-    if (!r || !(r->path = strdup(path)) || !(r->raw = malloc(IO_CHUNK))) {
+    if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "stdin")) ||
+        !(r->raw = malloc(IO_CHUNK))) {
         if (r)
             free(r->path);
         free(r);

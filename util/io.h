@@ -30,7 +30,7 @@ int io_lines_pending(io_lines *r);
 /* 1-based number of the line last returned by io_lines_next. */
 long io_lines_number(const io_lines *r);
 
-/* The path the reader was opened with (for error messages). */
+/* The path the reader was opened with ("stdin" for "-"), for error messages. */
 const char *io_lines_path(const io_lines *r);
 
 void io_lines_close(io_lines *r);
