@@ -243,3 +243,19 @@ Test(cli_robust, eval_of_scored_output)
     free(err);
     run_cleanup(d);
 }
+
+/* Every command that loads a grammar names a directory given as -g as a directory. */
+Test(cli_robust, every_command_names_a_directory_grammar)
+{
+    char d[64];
+    run_setup(d);
+    const char *cmds[] = {"parse -i in.txt", "lexicon -i in.txt", "compile", "bench -i in.txt"};
+    for (size_t k = 0; k < sizeof cmds / sizeof *cmds; k++) {
+        int st = run_sh(d, "'%s' %s -g . > /dev/null 2> err", RUN_CKY, cmds[k]);
+        char *err = run_read(d, "err");
+        cr_expect(st == 2 && strstr(err, "-g .: is a directory"), "%s: status %d: %s", cmds[k],
+                  st, err);
+        free(err);
+    }
+    run_cleanup(d);
+}
