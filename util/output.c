@@ -15,6 +15,7 @@ struct output {
     char *target;     /* what tmp is renamed to: path, or the file a symbolic link names */
     gzFile gz;        /* gzip output: f is a cookie stream over it */
     int err;          /* errno of the first failed write */
+    int sync_fd;      /* a duplicate of the temporary file's descriptor, for fsync; or -1 */
 };
 
 static ssize_t gz_cookie_write(void *cookie, const char *buf, size_t n)
@@ -60,6 +61,7 @@ cky_status output_open(const char *path, output **out)
         free(o);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
+    o->sync_fd = -1;
     int fd;
     struct stat sb;
     if (!strcmp(path, "-")) {
@@ -84,6 +86,7 @@ cky_status output_open(const char *path, output **out)
             return open_fail(o, "%s: cannot write (no temporary file beside it): %s", errno);
         }
         set_mode(fd, path);
+        o->sync_fd = dup(fd);
     }
     if (fd < 0)
         return open_fail(o, "%s: cannot write: %s", errno);
@@ -118,20 +121,30 @@ cky_status output_flush(output *o)
     return CKY_OK;
 }
 
-/* Close the stream (and the gzip layer): 0 or the errno of the first failure. */
+/* Close the stream (and the gzip layer), the temporary file synced to disk: 0 or the errno
+ * of the first failure. */
 static int output_close(output *o)
 {
-    int err = output_flush(o) ? o->err : 0;
-    errno = 0;
-    if (fclose(o->f) != 0 && !err)
-        err = errno ? errno : EIO;
-    o->f = NULL;
+    int err = 0;
+    if (o->f) {
+        err = output_flush(o) ? o->err : 0;
+        errno = 0;
+        if (fclose(o->f) != 0 && !err)
+            err = errno ? errno : EIO;
+        o->f = NULL;
+    }
     if (o->gz) {
         errno = 0;
         int zr = gzclose(o->gz);
         if (zr != Z_OK && !err)
             err = zr == Z_ERRNO && errno ? errno : EIO;
         o->gz = NULL;
+    }
+    if (o->sync_fd >= 0) { /* on disk before it is renamed into place */
+        if (fsync(o->sync_fd) != 0 && !err)
+            err = errno;
+        close(o->sync_fd);
+        o->sync_fd = -1;
     }
     return err;
 }
@@ -157,7 +170,7 @@ void output_abort(output *o)
 {
     if (!o)
         return;
-    if (o->f)
+    if (o->f || o->gz || o->sync_fd >= 0)
         output_close(o);
     if (o->tmp)
         unlink(o->tmp);
