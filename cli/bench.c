@@ -13,6 +13,7 @@
 #include "../parser/parser.h"
 #include "../util/io.h"
 #include "cli.h"
+#include "guard.h"
 
 static const char usage_text[] =
     "usage: cky bench -g GRAMMAR -i FILE [--max-length N] [--repeat K] [--workspace N]\n"
@@ -247,6 +248,8 @@ int cli_bench(int argc, char **argv)
         goto done;
     }
     double t0 = now_seconds();
+    if ((rc = guard_check_paths("bench", gpath, NULL, 0, NULL, 0)))
+        goto done;
     if (grammar_load(gpath, &g) || parser_new(g, &popt, &p)) {
         rc = cli_error("bench", "%s", cky_last_error());
         goto done;

@@ -6,6 +6,7 @@
 
 #include "../codegen/codegen.h"
 #include "cli.h"
+#include "guard.h"
 
 static void compile_usage(FILE *f)
 {
@@ -267,6 +268,9 @@ int cli_compile(int argc, char **argv)
         o.shape[f].live_limit = live_limit;
     }
     grammar *g = NULL;
+    rc = guard_check_paths("compile", gpath, NULL, 0, NULL, 0);
+    if (rc)
+        return rc;
     if (grammar_load(gpath, &g))
         return cli_error("compile", "%s", cky_last_error());
     codegen_program *prog = NULL;

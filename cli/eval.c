@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../corpus_tools/evalb.h"
+#include "../util/io.h"
 #include "cli.h"
 
 static void eval_usage(FILE *f)
@@ -32,6 +33,30 @@ static void eval_usage(FILE *f)
           "exit status: 0 scored; 1 stopped by the error limit or a file could not be read;\n"
           "2 usage error.\n",
           f);
+}
+
+/* 1 (after the error) if the first non-empty line of `path` starts with a number or -inf and
+ * a tab before a bracket: the output of cky parse --score, which EVALB cannot read. */
+static int scored_trees(const char *path)
+{
+    io_lines *in;
+    if (!strcmp(path, "-") || io_lines_open(path, &in))
+        return 0; /* stdin cannot be read twice; an unreadable file is reported by evalb */
+    char *line;
+    size_t len;
+    while (!io_lines_next(in, &line, &len) && line && len == 0)
+        ;
+    int scored = 0;
+    if (line) {
+        char *end;
+        strtod(line, &end);
+        scored = end != line && end[0] == '\t' && end[1] == '(';
+    }
+    if (scored)
+        cli_error("eval", "%s:%ld: a score and a tab before the tree (the output of cky parse "
+                  "--score): give the trees alone (cut -f2 %s)", path, io_lines_number(in), path);
+    io_lines_close(in);
+    return scored;
 }
 
 int cli_eval(int argc, char **argv)
@@ -62,6 +87,8 @@ int cli_eval(int argc, char **argv)
     }
     if (nfiles != 2)
         return cli_usage_error("eval", "needs GOLD and TEST files");
+    if (scored_trees(files[0]) || scored_trees(files[1]))
+        return 1;
     int status = 1;
     cky_status st = evalb_score_files(files[0], files[1], &p, stdout, stderr, &status, NULL);
     if (st != CKY_OK)

@@ -11,6 +11,7 @@
 #include "../parser/sentence.h"
 #include "../util/io.h"
 #include "cli.h"
+#include "guard.h"
 
 static const char *const CMD = "lexicon";
 
@@ -205,6 +206,9 @@ int cli_lexicon(int argc, char **argv)
     }
     if (!grammar_path)
         return cli_usage_error(CMD, "no grammar given (-g GRAMMAR)");
+    int rc = guard_check_paths(CMD, grammar_path, NULL, 0, NULL, 0);
+    if (rc)
+        return rc;
 
     grammar *g = NULL;
     io_lines *in = NULL;

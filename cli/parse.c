@@ -12,7 +12,9 @@
 #include "../corpus_tools/tree.h"
 #include "../parser/parser.h"
 #include "../util/io.h"
+#include "../util/output.h"
 #include "cli.h"
+#include "guard.h"
 
 #define BATCH 8192 /* most sentences handed to the engine at once (gpu engine) */
 
@@ -21,15 +23,25 @@ static const char usage_text[] =
     "       cky parse -g GRAMMAR --treebank FILE.mrg [--gold-out FILE] [--eval] [OPTIONS]\n"
     "\n"
     "Parse one tokenized sentence per input line into one Penn Treebank tree per output line,\n"
-    "in order: exactly one output line per input line. An empty line, a sentence longer than\n"
-    "--max-length or one with no parse gives the Berkeley parser's failure output (()) and a\n"
-    "message on stderr naming the input line.\n"
+    "in order: exactly one output line per input line (a line ends at LF, CR LF or CR). An\n"
+    "empty line, a sentence longer than --max-length or one with no parse gives the Berkeley\n"
+    "parser's failure output (()) and a message on stderr naming the input line; so does a\n"
+    "sentence that hits an internal error (exit status 3). NUL bytes and invalid UTF-8 are\n"
+    "read as U+FFFD, with a warning.\n"
+    "\n"
+    "Input that is not a regular file (a pipe, a terminal) is answered line by line: each\n"
+    "batch holds the lines that have arrived, so cky parse works as a coprocess. SIGINT or\n"
+    "SIGTERM stops the run after writing every sentence already parsed.\n"
     "\n"
     "options:\n"
     "  -g, --grammar GRAMMAR   a Berkeley .gr file, or the prefix of a text export\n"
     "                          (PREFIX.grammar[.gz], PREFIX.lexicon[.gz], PREFIX.words[.gz])\n"
     "  -i, --input FILE        sentences, one per line, plain or gzipped (default: stdin)\n"
-    "  -o, --output FILE       where the trees go (default: stdout)\n"
+    "  -o, --output FILE       where the trees go (default: stdout); gzip-compressed if FILE\n"
+    "                          ends in .gz. Written to a temporary file beside FILE and renamed\n"
+    "                          onto it only when the run succeeds (exit status 0 or 3): a\n"
+    "                          failed or interrupted run leaves FILE as it was. FILE may not be\n"
+    "                          an input or a grammar file.\n"
     "      --tokenize          the input is raw text, one sentence per line: tokenize it as\n"
     "                          the Penn Treebank is (`` '' quotes, n't 's splits, -LRB-,\n"
     "                          the final period, ...) before parsing\n"
@@ -37,30 +49,45 @@ static const char usage_text[] =
     "                          a tab (-inf when there is no parse)\n"
     "      --engine ENGINE     gpu: the generated float32 kernels on the GPU (the default\n"
     "                          where there is one); cpu: the same kernels on CPU threads\n"
-    "                          (the default without a GPU; bit-identical charts and trees);\n"
-    "                          ref: the exact double-precision reference (Berkeley's\n"
-    "                          arithmetic)\n"
-    "      --device N          CUDA device of the gpu engine (default 0)\n"
-    "      --workspace N       work items per kernel launch (default: gpu 131072, cpu 512);\n"
-    "                          changes speed and memory, never the results\n"
+    "                          (the default without a GPU; bit-identical charts and trees;\n"
+    "                          needs a C compiler, cc or $CC, the first time a grammar is\n"
+    "                          used); ref: the exact double-precision reference (Berkeley's\n"
+    "                          arithmetic; needs no compiler)\n"
+    "      --device N          CUDA device of the gpu engine (default 0; gpu engine only)\n"
+    "      --workspace N       work items per kernel launch (default: gpu 131072, cpu 512;\n"
+    "                          not the ref engine); changes speed and memory, never results\n"
     "      --backtrace MODE    exact: the true argmax with cky's tie-break (default);\n"
     "                          berkeley: the Berkeley parser's own back-trace (first derivation\n"
     "                          within relative 1e-5), to match its trees\n"
     "      --max-length N      longest sentence parsed, in words (default 200)\n"
-    "      --threads N         CPU threads (default: one per core)\n"
+    "      --threads N         CPU threads (default: one per core): the ref engine's sentences,\n"
+    "                          the cpu engine's generated kernels (its gather, unary and\n"
+    "                          back-trace steps run on one thread); not the gpu engine\n"
     "      --treebank FILE     parse the words of the trees of a Penn Treebank file (.mrg,\n"
     "                          multi-line or one tree per line, plain or gzipped) instead of\n"
     "                          sentences; may be given several times\n"
     "      --gold-out FILE     with --treebank: write the normalized gold trees, one per line\n"
+    "                          (whole or not at all, as -o)\n"
     "      --eval              with --treebank: print the EVALB summary (COLLINS.prm) of the\n"
     "                          parses against the gold trees (on stdout with -o, else stderr)\n"
-    "  -h, --help              this help\n";
+    "  -h, --help              this help\n"
+    "\n"
+    "An option the chosen engine does not use is a usage error (a warning when the engine was\n"
+    "chosen for want of a GPU). The kernel cache is $CKY_CACHE, else $XDG_CACHE_HOME/cky, else\n"
+    "~/.cache/cky; CKY_CACHE=off compiles in memory, as does a cache folder that cannot be\n"
+    "written (with a warning). Cached kernels are checked against their digest before use.\n"
+    "\n"
+    "exit status: 0 every sentence parsed or legitimately unparsable (empty, too long, no\n"
+    "parse); 1 a file could not be read or written, or the grammar or engine failed; 2 usage\n"
+    "error; 3 some sentences hit an internal error (their lines are (()), each named on\n"
+    "stderr); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM).\n";
 
 typedef struct options {
     const char *grammar, *input, *output, *gold_out;
     const char **treebanks;
     int ntreebanks;
     int score, eval, tokenize;
+    int engine_set, device_set, workspace_set, threads_set; /* given on the command line */
     parser_options popt;
 } options;
 
@@ -102,6 +129,7 @@ static int read_options(int argc, char **argv, options *o)
         case OPT_GOLD: o->gold_out = optarg; break;
         case OPT_TREEBANK: o->treebanks[o->ntreebanks++] = optarg; break;
         case OPT_ENGINE:
+            o->engine_set = 1;
             if (!strcmp(optarg, "ref"))
                 o->popt.engine = PARSER_ENGINE_REF;
             else if (!strcmp(optarg, "cpu"))
@@ -113,10 +141,12 @@ static int read_options(int argc, char **argv, options *o)
                                        optarg);
             break;
         case OPT_DEVICE:
+            o->device_set = 1;
             if (!cli_int(optarg, 0, 1024, &o->popt.device))
                 return cli_usage_error("parse", "--device takes a device number (0, 1, ...)");
             break;
         case OPT_WORKSPACE:
+            o->workspace_set = 1;
             if (!cli_int(optarg, 1, 1 << 26, &o->popt.workspace))
                 return cli_usage_error("parse", "--workspace takes a number from 1 to %d",
                                        1 << 26);
@@ -135,6 +165,7 @@ static int read_options(int argc, char **argv, options *o)
                 return cli_usage_error("parse", "--max-length takes a number from 1 to 100000");
             break;
         case OPT_THREADS:
+            o->threads_set = 1;
             if (!cli_int(optarg, 1, 1024, &o->popt.threads))
                 return cli_usage_error("parse", "--threads takes a number from 1 to 1024");
             break;
@@ -230,12 +261,14 @@ typedef struct run {
     const options *o;
     int batch;                   /* sentences per engine call */
     parser *p;
-    FILE *out, *gold_out;
+    output *out, *gold_out;
+    FILE *out_f;                 /* output_file(out) */
     const char *src;
     progress pr;
     tree **gold_all, **test_all; /* --eval: every tree, in order */
     long nall, capall;
-    int failed;                  /* a write error or a batch error */
+    long internal;               /* sentences that hit an internal error */
+    int write_failed;            /* a write error: stop */
 } run;
 
 static int keep_for_eval(run *rn, tree *gold, tree *test)
@@ -258,35 +291,35 @@ static int keep_for_eval(run *rn, tree *gold, tree *test)
     return 1;
 }
 
-/* Parse a batch and write its lines in order. */
-static void flush_batch(run *rn, batch *b)
+/* Parse a batch and write its lines in order. Returns nonzero after a write error. */
+static int flush_batch(run *rn, batch *b)
 {
     if (b->n == 0)
-        return;
+        return rn->write_failed;
     if (parser_parse(rn->p, b->s, b->n, b->r)) {
-        cli_error("parse", "%s", cky_last_error());
-        rn->failed = 1;
+        const char *why = cky_last_error();
         for (int k = 0; k < b->n; k++) {
+            parse_result_clear(&b->r[k]);
             b->r[k].outcome = PARSE_FAILED;
-            b->r[k].score = -INFINITY;
-            b->r[k].tree = NULL;
-            b->r[k].error = NULL;
+            b->r[k].error = strdup(why);
         }
     }
     for (int k = 0; k < b->n; k++) {
         parse_result *r = &b->r[k];
         if (r->outcome != PARSE_OK)
             report_failure(rn->src, b->line[k], &b->s[k], r, rn->o->popt.max_length);
+        if (r->outcome == PARSE_FAILED)
+            rn->internal++;
         if (rn->o->score) {
             if (r->outcome == PARSE_OK)
-                print_score(rn->out, r->score);
+                print_score(rn->out_f, r->score);
             else
-                fputs("-inf", rn->out);
-            fputc('\t', rn->out);
+                fputs("-inf", rn->out_f);
+            fputc('\t', rn->out_f);
         }
-        tree_write_line(r->tree, rn->out);
+        tree_write_line(r->tree, rn->out_f);
         if (b->gold[k] && rn->gold_out)
-            tree_write_line(b->gold[k], rn->gold_out);
+            tree_write_line(b->gold[k], output_file(rn->gold_out));
         if (b->gold[k] && rn->o->eval && keep_for_eval(rn, b->gold[k], r->tree)) {
             b->gold[k] = NULL; /* kept: owned by rn now */
             r->tree = NULL;
@@ -296,11 +329,46 @@ static void flush_batch(run *rn, batch *b)
         parse_result_clear(r);
         sentence_free(&b->s[k]);
     }
-    fflush(rn->out);
+    if (output_flush(rn->out) || (rn->gold_out && output_flush(rn->gold_out))) {
+        cli_error("parse", "%s", cky_last_error());
+        rn->write_failed = 1;
+    }
     progress_add(&rn->pr, b->n);
+    b->n = 0;
+    return rn->write_failed;
+}
+
+/* Sentences read but not parsed when the run stops early. */
+static void drop_batch(batch *b)
+{
+    for (int k = 0; k < b->n; k++) {
+        sentence_free(&b->s[k]);
+        tree_free(b->gold[k]);
+        b->gold[k] = NULL;
+    }
     b->n = 0;
 }
 
+/* Status of a read loop that ended: a signal, a write error, a read error, or 0 (the last
+ * batch parsed and written). */
+static int loop_status(run *rn, batch *b, cky_status st)
+{
+    if (guard_interrupted()) {
+        drop_batch(b);
+        return 128 + guard_interrupted();
+    }
+    if (rn->write_failed)
+        return 1;
+    if (st) {
+        int rc = cli_error("parse", "%s", cky_last_error());
+        drop_batch(b);
+        return rc;
+    }
+    return flush_batch(rn, b);
+}
+
+/* Sentences, one per line. A batch is parsed when it is full or when no more input has
+ * arrived yet, so that a pipe or a terminal gets each answer as soon as its line is in. */
 static int parse_lines(run *rn, batch *b, const char *path)
 {
     io_lines *in;
@@ -310,26 +378,23 @@ static int parse_lines(run *rn, batch *b, const char *path)
     char *line;
     size_t len;
     cky_status st;
-    while (!(st = io_lines_next(in, &line, &len)) && line) {
+    while (!guard_interrupted() && !(st = io_lines_next(in, &line, &len)) && line) {
+        guard_text("parse", rn->src, io_lines_number(in), line, len);
         char *tokens = NULL;
         int ntokens;
-        if ((rn->o->tokenize && tokenize_line(line, len, &tokens, &ntokens)) ||
-            sentence_from_line(tokens ? tokens : line, tokens ? strlen(tokens) : len,
-                               &b->s[b->n])) {
-            free(tokens);
-            io_lines_close(in);
-            return cli_error("parse", "%s", cky_last_error());
-        }
+        if (rn->o->tokenize && (st = tokenize_line(line, len, &tokens, &ntokens)))
+            break;
+        st = sentence_from_line(tokens ? tokens : line, tokens ? strlen(tokens) : len,
+                                &b->s[b->n]);
         free(tokens);
+        if (st)
+            break;
         b->line[b->n++] = io_lines_number(in);
-        if (b->n == rn->batch)
-            flush_batch(rn, b);
+        if ((b->n == rn->batch || !io_lines_pending(in)) && flush_batch(rn, b))
+            break;
     }
-    flush_batch(rn, b);
     io_lines_close(in);
-    if (st)
-        return cli_error("parse", "%s", cky_last_error());
-    return 0;
+    return loop_status(rn, b, st);
 }
 
 static int parse_treebank(run *rn, batch *b, const char *path)
@@ -340,64 +405,121 @@ static int parse_treebank(run *rn, batch *b, const char *path)
     rn->src = path;
     tree *t;
     cky_status st;
-    while (!(st = tree_reader_next(rd, &t)) && t) {
+    while (!guard_interrupted() && !(st = tree_reader_next(rd, &t)) && t) {
         long line = tree_reader_line(rd);
         char **words = NULL;
         int n = 0;
         if (tree_normalize(&t) || (t && tree_words(t, &words, &n)) ||
             sentence_from_words(words, n, &b->s[b->n])) {
             tree_free(t);
-            tree_reader_close(rd);
-            return cli_error("parse", "%s", cky_last_error());
+            free(words);
+            st = CKY_ERR_FORMAT;
+            break;
         }
         free(words);
         b->gold[b->n] = t;
         b->line[b->n++] = line;
-        if (b->n == rn->batch)
-            flush_batch(rn, b);
+        if (b->n == rn->batch && flush_batch(rn, b))
+            break;
     }
-    flush_batch(rn, b);
     tree_reader_close(rd);
-    if (st)
-        return cli_error("parse", "%s", cky_last_error());
+    return loop_status(rn, b, st);
+}
+
+/* Options an engine does not use: a usage error when the engine was asked for, a warning
+ * when it was chosen for want of a GPU. Returns 0 or the exit status. */
+static int check_engine_options(const options *o)
+{
+    const char *unused = NULL, *engine = o->popt.engine == PARSER_ENGINE_GPU ? "gpu"
+                                         : o->popt.engine == PARSER_ENGINE_CPU ? "cpu" : "ref";
+    if (o->device_set && o->popt.engine != PARSER_ENGINE_GPU)
+        unused = "--device";
+    else if (o->workspace_set && o->popt.engine == PARSER_ENGINE_REF)
+        unused = "--workspace";
+    else if (o->threads_set && o->popt.engine == PARSER_ENGINE_GPU)
+        unused = "--threads";
+    if (!unused)
+        return 0;
+    if (o->engine_set)
+        return cli_usage_error("parse", "%s does not apply to the %s engine", unused, engine);
+    fprintf(stderr, "cky parse: warning: %s is ignored by the %s engine\n", unused, engine);
     return 0;
+}
+
+/* The files of the run checked before anything is written (guard_check_paths). */
+static int check_files(const options *o)
+{
+    const char *outputs[2] = {o->output, o->gold_out};
+    if (o->ntreebanks)
+        return guard_check_paths("parse", o->grammar, o->treebanks, o->ntreebanks, outputs, 2);
+    const char *input = o->input;
+    return guard_check_paths("parse", o->grammar, &input, 1, outputs, 2);
+}
+
+/* Open the outputs: temporary files renamed into place by finish_outputs. */
+static int open_outputs(run *rn, const options *o)
+{
+    if (output_open(o->output ? o->output : "-", &rn->out) ||
+        (o->gold_out && output_open(o->gold_out, &rn->gold_out)))
+        return cli_error("parse", "%s", cky_last_error());
+    rn->out_f = output_file(rn->out);
+    return 0;
+}
+
+/* Commit the outputs if the run went well (rc 0 or only internal errors), else drop them
+ * (the targets keep what they had). Returns the final exit status. */
+static int finish_outputs(run *rn, int rc)
+{
+    int keep = rc == 0 || rc == GUARD_EXIT_INTERNAL;
+    output *outs[2] = {rn->out, rn->gold_out};
+    for (int k = 0; k < 2; k++) {
+        if (!outs[k])
+            continue;
+        if (!keep) {
+            output_abort(outs[k]);
+        } else if (output_commit(outs[k])) {
+            rc = cli_error("parse", "%s", cky_last_error());
+            keep = 0;
+        }
+    }
+    rn->out = rn->gold_out = NULL;
+    if (rc > 128 && rn->o->output)
+        fprintf(stderr, "cky parse: interrupted: %s left as it was\n", rn->o->output);
+    return rc;
 }
 
 int cli_parse(int argc, char **argv)
 {
     options o;
     int rc = read_options(argc, argv, &o);
-    if (rc)
+    if (!rc)
+        rc = check_engine_options(&o);
+    if (!rc)
+        rc = check_files(&o);
+    if (rc) {
+        free(o.treebanks);
         return rc;
+    }
     run rn = {.o = &o};
-    /* the gpu engine wants many sentences at once, the others a few; typed input, one */
+    /* the gpu engine wants many sentences at once, the others a few; a batch is parsed early
+     * when no more input has arrived (parse_lines) */
     rn.batch = o.popt.engine == PARSER_ENGINE_GPU ? BATCH
                : o.popt.engine == PARSER_ENGINE_CPU ? 256 : 64;
-    if (!o.ntreebanks && !o.input && isatty(STDIN_FILENO))
-        rn.batch = 1;
     grammar *g = NULL;
     batch *b = calloc(1, sizeof *b);
+    guard_signals_block(); /* engine threads started now never take SIGINT or SIGTERM */
+    if (o.popt.engine != PARSER_ENGINE_REF)
+        guard_cache("parse");
     if (!b) {
         rc = cli_error("parse", "out of memory");
-        goto done;
-    }
-    if (grammar_load(o.grammar, &g)) {
+    } else if (grammar_load(o.grammar, &g) || parser_new(g, &o.popt, &rn.p)) {
         rc = cli_error("parse", "%s", cky_last_error());
-        goto done;
     }
-    if (parser_new(g, &o.popt, &rn.p)) {
-        rc = cli_error("parse", "%s", cky_last_error());
+    guard_signals_catch();
+    if (!rc)
+        rc = guard_interrupted() ? 128 + guard_interrupted() : open_outputs(&rn, &o);
+    if (rc)
         goto done;
-    }
-    rn.out = o.output ? fopen(o.output, "w") : stdout;
-    if (!rn.out) {
-        rc = cli_error("parse", "%s: cannot write", o.output);
-        goto done;
-    }
-    if (o.gold_out && !(rn.gold_out = fopen(o.gold_out, "w"))) {
-        rc = cli_error("parse", "%s: cannot write", o.gold_out);
-        goto done;
-    }
     rn.pr.on = isatty(STDERR_FILENO);
     clock_gettime(CLOCK_MONOTONIC, &rn.pr.start);
     if (o.ntreebanks) {
@@ -417,16 +539,13 @@ int cli_parse(int argc, char **argv)
                               o.output ? stdout : stderr, stderr, &evalb_rc, NULL))
             rc = cli_error("parse", "%s", cky_last_error());
     }
-    if (fflush(rn.out) || ferror(rn.out) || (rn.gold_out && (fflush(rn.gold_out) ||
-                                                             ferror(rn.gold_out))))
-        rc = cli_error("parse", "write error");
-    if (!rc && rn.failed)
-        rc = 1;
+    if (!rc && rn.internal) {
+        cli_error("parse", "%ld sentence%s failed with an internal error (exit status %d)",
+                  rn.internal, rn.internal > 1 ? "s" : "", GUARD_EXIT_INTERNAL);
+        rc = GUARD_EXIT_INTERNAL;
+    }
 done:
-    if (rn.out && rn.out != stdout)
-        fclose(rn.out);
-    if (rn.gold_out)
-        fclose(rn.gold_out);
+    rc = finish_outputs(&rn, rc);
     for (long k = 0; k < rn.nall; k++) {
         tree_free(rn.gold_all[k]);
         tree_free(rn.test_all[k]);

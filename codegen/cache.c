@@ -1,5 +1,5 @@
-/* codegen cache: hashing, atomic file writes and the on-disk caches of cubins and of
- * partition manifests.
+/* codegen cache: hashing and the on-disk caches of cubins and of partition manifests (the
+ * folder itself, atomic writes and leftovers: cachedir.c; host objects: host.c).
  *
  * Entries are named by a 64-bit FNV-1a hash of everything that determines them (generator
  * version, compiler version and options, architecture, and the family's rules and shape;
@@ -24,7 +24,7 @@
 #include "internal.h"
 
 #define CACHE_MAGIC "CKYCUBIN"
-#define CACHE_FORMAT 1u
+#define CACHE_FORMAT 2u /* 2: with the checksum of the cubin */
 #define PART_MAGIC "CKYPART" /* with its NUL, 8 bytes */
 #define PART_FORMAT 1u
 #define PART_MAX_RULES (1L << 36) /* sanity bound on a manifest's counts */
@@ -35,6 +35,7 @@ typedef struct cache_header {
     uint64_t key;
     int32_t registers, spill_bytes;
     uint64_t size;
+    uint64_t checksum; /* FNV-1a of the cubin (format 2) */
 } cache_header;
 
 uint64_t codegen_hash(uint64_t h, const void *data, size_t len)
@@ -50,58 +51,6 @@ uint64_t codegen_hash(uint64_t h, const void *data, size_t len)
 uint64_t codegen_hash_str(uint64_t h, const char *s)
 {
     return codegen_hash(h, s, strlen(s) + 1);
-}
-
-cky_status codegen_mkdirs(const char *dir)
-{
-    char *path = strdup(dir);
-    if (!path)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    for (char *p = path + 1;; p++) {
-        if (*p == '/' || *p == '\0') {
-            char c = *p;
-            *p = '\0';
-            if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-                cky_status st = cky_fail(CKY_ERR_IO, "cannot create %s: %s", path,
-                                         strerror(errno));
-                free(path);
-                return st;
-            }
-            *p = c;
-            if (c == '\0')
-                break;
-        }
-    }
-    free(path);
-    return CKY_OK;
-}
-
-cky_status codegen_write_atomic(const char *path, const void *data, size_t len)
-{
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 16);
-    if (!tmp)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        cky_status st = cky_fail(CKY_ERR_IO, "cannot create a temp file beside %s: %s", path,
-                                 strerror(errno));
-        free(tmp);
-        return st;
-    }
-    fchmod(fd, 0644); /* mkstemp makes 0600; cache and dumps are ordinary files */
-    FILE *f = fdopen(fd, "wb");
-    int ok = f && fwrite(data, 1, len, f) == len;
-    ok = (f ? fclose(f) == 0 : (close(fd), 0)) && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        cky_status st = cky_fail(CKY_ERR_IO, "cannot write %s: %s", path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return st;
-    }
-    free(tmp);
-    return CKY_OK;
 }
 
 /* The manifest header: fixed-width fields, no padding (checked below). */
@@ -158,11 +107,14 @@ int codegen_cache_get_cubin(const char *dir, uint64_t key, unsigned char **cubin
         return 0;
     cache_header h;
     unsigned char *data = NULL;
+    struct stat sb;
     int hit = fread(&h, sizeof h, 1, f) == 1 && !memcmp(h.magic, CACHE_MAGIC, 8) &&
-              h.format == CACHE_FORMAT && h.key == key && h.size > 0 && h.size < (1ULL << 32);
+              h.format == CACHE_FORMAT && h.key == key && h.size > 0 && h.size < (1ULL << 32) &&
+              fstat(fileno(f), &sb) == 0 && (uint64_t)sb.st_size == sizeof h + h.size;
     if (hit) {
         data = malloc(h.size);
-        hit = data && fread(data, 1, h.size, f) == h.size;
+        hit = data && fread(data, 1, h.size, f) == h.size &&
+              codegen_hash(CODEGEN_FNV_INIT, data, h.size) == h.checksum;
     }
     fclose(f);
     if (!hit) {
@@ -187,6 +139,7 @@ cky_status codegen_cache_put_cubin(const char *dir, uint64_t key, const unsigned
     h.registers = registers;
     h.spill_bytes = spill_bytes;
     h.size = size;
+    h.checksum = codegen_hash(CODEGEN_FNV_INIT, cubin, size);
     unsigned char *buf = malloc(sizeof h + size);
     char *path = cache_path(dir, key, ".cubin");
     cky_status st;
@@ -375,25 +328,4 @@ cky_status codegen_cache_put_partition(const char *dir, uint64_t key, const code
     free(buf);
     free(path);
     return st;
-}
-
-cky_status codegen_cache_dir(const codegen_options *o, char **dir)
-{
-    const char *d = o && o->cache_dir ? o->cache_dir : getenv("CKY_CACHE");
-    char *out = NULL;
-    *dir = NULL;
-    if (d && *d) {
-        if (!strcmp(d, "off"))
-            return CKY_OK;
-        out = strdup(d);
-    } else {
-        const char *home = getenv("HOME");
-        size_t n = (home ? strlen(home) : 4) + 16;
-        if ((out = malloc(n)))
-            snprintf(out, n, "%s/.cache/cky", home && *home ? home : "/tmp");
-    }
-    if (!out)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    *dir = out;
-    return CKY_OK;
 }

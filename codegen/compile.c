@@ -173,33 +173,10 @@ static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, 
         }
         free(retry);
     }
-    if (!st && pl->cache)
-        st = codegen_cache_put_cubin(pl->cache, key, c->cubin, c->cubin_size, c->registers,
-                                     c->spill_bytes);
+    if (!st && pl->cache) /* a cache that cannot take it costs a compilation next time */
+        codegen_cache_put_cubin(pl->cache, key, c->cubin, c->cubin_size, c->registers,
+                                c->spill_bytes);
     return st;
-}
-
-/* Load DIR/KEY.so if it is there and has the kernel: 1 on success. An entry that is there
- * but lacks the kernel is removed so that codegen_host_load rebuilds it. */
-static int host_cached(const char *dir, uint64_t key, const char *name, void **handle,
-                       codegen_host_fn *fn)
-{
-    char so[4096];
-    if (snprintf(so, sizeof so, "%s/%016llx.so", dir, (unsigned long long)key) >=
-            (int)sizeof so || access(so, R_OK) != 0)
-        return 0;
-    void *h = dlopen(so, RTLD_NOW | RTLD_LOCAL);
-    void *sym = h ? dlsym(h, name) : NULL;
-    if (!sym) {
-        if (h) {
-            dlclose(h);
-            unlink(so);
-        }
-        return 0; /* a .so that does not load is rebuilt by codegen_host_load */
-    }
-    *handle = h;
-    *fn = (codegen_host_fn)sym;
-    return 1;
 }
 
 static cky_status job_host(pool *pl, job *j, codegen_compiled *c, uint64_t base, char **src)
@@ -209,14 +186,12 @@ static cky_status job_host(pool *pl, job *j, codegen_compiled *c, uint64_t base,
     key = codegen_hash_str(key, codegen_host_compiler());
     key = codegen_hash_str(key, codegen_host_flags);
     key = codegen_hash(key, &base, sizeof base);
-    if (pl->cache && host_cached(pl->cache, key, c->name, &j->handle, &c->host))
+    if (pl->cache && codegen_host_cached(pl->cache, key, c->name, &j->handle, &c->host))
         return CKY_OK;
+    c->cache_hit = 0;
     cky_status st = job_source(pl, j, src);
-    int hit = 0;
     if (!st)
-        st = codegen_host_load(pl->cache, key, *src, c->name, &j->handle, &c->host, &hit);
-    if (!hit)
-        c->cache_hit = 0;
+        st = codegen_host_load(pl->cache, key, *src, c->name, &j->handle, &c->host);
     return st;
 }
 
@@ -318,8 +293,8 @@ static cky_status family_partition(const grammar *g, const codegen_options *o,
     } else {
         atomic_fetch_add(&partition_builds, 1);
         st = codegen_partition_build(&fam, shape, &prog->part[id]);
-        if (!st && cache)
-            st = codegen_cache_put_partition(cache, *key, &prog->part[id]);
+        if (!st && cache) /* not stored: built again next time */
+            codegen_cache_put_partition(cache, *key, &prog->part[id]);
     }
     codegen_family_free(&fam);
     return st;
@@ -352,8 +327,10 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     char *cache = NULL;
     double t0 = 0;
     cky_status st = codegen_cache_dir(o, &cache);
-    if (!st && cache)
-        st = codegen_mkdirs(cache);
+    if (!st && cache && codegen_cache_prepare(cache)) { /* unusable: compile in memory */
+        free(cache);
+        cache = NULL;
+    }
     if (!st && o->dump_dir)
         st = codegen_mkdirs(o->dump_dir);
     if (st)

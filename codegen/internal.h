@@ -42,14 +42,22 @@ cky_status codegen_write_atomic(const char *path, const void *data, size_t len);
 /* Make `dir` and its parents. */
 cky_status codegen_mkdirs(const char *dir);
 
+/* Malloc'ed mkstemp/mkdtemp template DIR/tmp-PID-HOST~XXXXXX then `suffix`: the name of
+ * every temporary in the cache, which codegen_cache_prepare removes once its writer is gone. */
+char *codegen_temp_template(const char *dir, const char *suffix);
+
 /* "nvrtc MAJOR.MINOR" of the linked NVRTC, for cache keys. */
 void codegen_nvrtc_version(char *buf, size_t size);
 
-/* The host build: compile `src` with $CC (default cc) -O2 -shared -fPIC into DIR/HASH.so
- * unless it is there (dir NULL: a private temp folder), dlopen it and look up `name`.
- * *hit says whether the .so came from the cache. */
+/* The host build (host.c): a verified cache entry DIR/HASH.hso loaded and `name` looked up
+ * in it: 1, else 0 (missing, stale or damaged: a miss). */
+int codegen_host_cached(const char *dir, uint64_t key, const char *name, void **handle,
+                        codegen_host_fn *fn);
+
+/* Compile `src` with $CC (default cc) -O2 -shared -fPIC, store it in DIR/HASH.hso (dir NULL:
+ * no cache; a failed store is ignored), load it and look up `name`. */
 cky_status codegen_host_load(const char *dir, uint64_t key, const char *src, const char *name,
-                             void **handle, codegen_host_fn *fn, int *hit);
+                             void **handle, codegen_host_fn *fn);
 
 /* The cache key options of the host build ($CC and flags), for hashing. */
 const char *codegen_host_compiler(void);

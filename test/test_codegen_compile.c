@@ -110,8 +110,8 @@ Test(codegen_compile, cache_miss_then_hit)
     cr_assert_eq(codegen_compile(g, &o, &a), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(a->nhit, 0);
     cr_assert_gt(a->nmiss, 0);
-    int files = count_ext(dir, ".cubin") + count_ext(dir, ".so");
-    cr_assert_eq(files, 2 * a->nmiss, "want a cubin and a .so per kernel, found %d files", files);
+    int files = count_ext(dir, ".cubin") + count_ext(dir, ".hso");
+    cr_assert_eq(files, 2 * a->nmiss, "want a cubin and a .hso per kernel, found %d files", files);
     cr_assert_eq(count_ext(dir, ".part"), CODEGEN_NFAMILY, "want a manifest per family");
     cr_assert_eq(count_files(dir), files + CODEGEN_NFAMILY, "stray files in the cache");
     cr_assert_eq(codegen_compile(g, &o, &b), CKY_OK, "%s", cky_last_error());

@@ -2,20 +2,14 @@
 #include "io.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-
-struct io_lines {
-    gzFile gz;
-    char *path;
-    char *buf;
-    size_t cap;
-    long number;
-};
 
 static cky_status open_gz(const char *path, gzFile *out)
 {
@@ -27,67 +21,202 @@ static cky_status open_gz(const char *path, gzFile *out)
     return CKY_OK;
 }
 
+/* ---- line reader: read(2) as data arrives, gunzipped when it starts with the gzip magic ---- */
+
+#define IO_CHUNK (1 << 16)
+
+struct io_lines {
+    int fd;
+    char *path;
+    unsigned char *raw;      /* bytes read from fd, raw[raw_pos..raw_len) not yet decoded */
+    size_t raw_len, raw_pos;
+    char *text;              /* decoded bytes, text[pos..len) not yet handed out */
+    size_t len, pos, cap;
+    int mode;                /* 0: undecided, 1: plain, 2: gzip, 3: gzip stream ended */
+    int eof;                 /* read(2) returned 0 */
+    int skip_lf;             /* the last line ended in a lone CR: drop an LF that follows */
+    z_stream z;
+    long number;
+};
+
 cky_status io_lines_open(const char *path, io_lines **out)
 {
     io_lines *r = calloc(1, sizeof *r);
-    if (!r || !(r->path = strdup(path))) {
+    if (!r || !(r->path = strdup(strcmp(path, "-") ? path : "stdin")) ||
+        !(r->raw = malloc(IO_CHUNK))) {
+        if (r)
+            free(r->path);
         free(r);
         return cky_fail(CKY_ERR_NOMEM, "%s: out of memory", path);
     }
-    cky_status st = open_gz(path, &r->gz);
-    if (st) {
-        free(r->path);
-        free(r);
-        return st;
+    r->fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC);
+    struct stat sb;
+    int err = r->fd < 0 ? errno : fstat(r->fd, &sb) ? errno : S_ISDIR(sb.st_mode) ? EISDIR : 0;
+    if (err) {
+        io_lines_close(r);
+        return cky_fail(CKY_ERR_IO, "%s: cannot open: %s", path, strerror(err));
     }
     *out = r;
     return CKY_OK;
 }
 
+/* Make room for `more` decoded bytes at text[len..). */
+static cky_status lines_reserve(io_lines *r, size_t more)
+{
+    if (r->pos > 0 && r->pos == r->len)
+        r->pos = r->len = 0;
+    if (r->len + more + 1 <= r->cap)
+        return CKY_OK;
+    if (r->pos > 0) { /* drop what was handed out */
+        memmove(r->text, r->text + r->pos, r->len - r->pos);
+        r->len -= r->pos;
+        r->pos = 0;
+    }
+    size_t cap = r->cap ? r->cap : IO_CHUNK;
+    while (r->len + more + 1 > cap)
+        cap *= 2;
+    if (cap != r->cap) {
+        char *t = realloc(r->text, cap);
+        if (!t)
+            return cky_fail(CKY_ERR_NOMEM, "%s:%ld: line too long for memory", r->path,
+                            r->number + 1);
+        r->text = t;
+        r->cap = cap;
+    }
+    return CKY_OK;
+}
+
+/* One read(2): whatever is there, waiting only if nothing is. */
+static cky_status lines_read(io_lines *r)
+{
+    if (r->raw_pos > 0) {
+        memmove(r->raw, r->raw + r->raw_pos, r->raw_len - r->raw_pos);
+        r->raw_len -= r->raw_pos;
+        r->raw_pos = 0;
+    }
+    ssize_t got = read(r->fd, r->raw + r->raw_len, IO_CHUNK - r->raw_len);
+    if (got < 0)
+        return cky_fail(CKY_ERR_IO, "%s:%ld: read error: %s", r->path, r->number + 1,
+                        strerror(errno));
+    if (got == 0)
+        r->eof = 1;
+    r->raw_len += (size_t)got;
+    return CKY_OK;
+}
+
+/* Decode the raw bytes there are into text. */
+static cky_status lines_decode(io_lines *r)
+{
+    size_t avail = r->raw_len - r->raw_pos;
+    if (r->mode == 0) {
+        if (avail < 2 && !r->eof && !(avail == 1 && r->raw[r->raw_pos] != 0x1f))
+            return CKY_OK; /* wait for the second byte of a possible gzip magic */
+        r->mode = avail >= 2 && r->raw[r->raw_pos] == 0x1f && r->raw[r->raw_pos + 1] == 0x8b
+                      ? 2 : 1;
+        if (r->mode == 2 && inflateInit2(&r->z, 15 + 16) != Z_OK)
+            return cky_fail(CKY_ERR_NOMEM, "%s: out of memory", r->path);
+    }
+    if (r->mode == 3) { /* after a gzip member: another member, or trailing bytes ignored */
+        if (avail < 2 && !r->eof)
+            return CKY_OK;
+        if (avail >= 2 && r->raw[r->raw_pos] == 0x1f && r->raw[r->raw_pos + 1] == 0x8b) {
+            inflateReset(&r->z);
+            r->mode = 2;
+        } else {
+            r->raw_pos = r->raw_len;
+            return CKY_OK;
+        }
+    }
+    cky_status st;
+    if (r->mode == 1) {
+        if ((st = lines_reserve(r, avail)))
+            return st;
+        memcpy(r->text + r->len, r->raw + r->raw_pos, avail);
+        r->len += avail;
+        r->raw_pos = r->raw_len;
+        return CKY_OK;
+    }
+    while (r->mode == 2 && r->raw_pos < r->raw_len) {
+        if ((st = lines_reserve(r, IO_CHUNK)))
+            return st;
+        r->z.next_in = r->raw + r->raw_pos;
+        r->z.avail_in = (uInt)(r->raw_len - r->raw_pos);
+        r->z.next_out = (unsigned char *)r->text + r->len;
+        r->z.avail_out = IO_CHUNK;
+        int zr = inflate(&r->z, Z_NO_FLUSH);
+        r->len += IO_CHUNK - r->z.avail_out;
+        r->raw_pos = r->raw_len - r->z.avail_in;
+        if (zr == Z_STREAM_END)
+            r->mode = 3;
+        else if (zr != Z_OK && zr != Z_BUF_ERROR)
+            return cky_fail(CKY_ERR_FORMAT, "%s:%ld: cannot decompress: %s", r->path,
+                            r->number + 1, r->z.msg ? r->z.msg : "corrupt gzip data");
+    }
+    return CKY_OK;
+}
+
+/* Index of the first line end (LF or CR) in text[pos..len), or len. */
+static size_t lines_find_end(const io_lines *r)
+{
+    for (size_t k = r->pos; k < r->len; k++)
+        if (r->text[k] == '\n' || r->text[k] == '\r')
+            return k;
+    return r->len;
+}
+
+/* After a line that ended in CR: drop the LF of a CRLF once it has arrived. */
+static void lines_skip_lf(io_lines *r)
+{
+    if (r->skip_lf && r->pos < r->len) {
+        if (r->text[r->pos] == '\n')
+            r->pos++;
+        r->skip_lf = 0;
+    }
+}
+
 cky_status io_lines_next(io_lines *r, char **line, size_t *len)
 {
-    size_t n = 0;
-    int c = EOF;
     *line = NULL;
     *len = 0;
+    cky_status st;
+    size_t end;
     for (;;) {
-        c = gzgetc(r->gz);
-        if (c == EOF || c == '\n')
+        lines_skip_lf(r);
+        end = lines_find_end(r);
+        if (end < r->len || (r->eof && r->raw_pos == r->raw_len))
             break;
-        if (n + 1 >= r->cap) {
-            size_t cap = r->cap ? 2 * r->cap : 256;
-            char *b = realloc(r->buf, cap);
-            if (!b)
-                return cky_fail(CKY_ERR_NOMEM, "%s:%ld: line too long for memory", r->path,
-                                r->number + 1);
-            r->buf = b;
-            r->cap = cap;
-        }
-        r->buf[n++] = (char)c;
+        if ((st = lines_read(r)) || (st = lines_decode(r)))
+            return st;
     }
-    if (c == EOF) {
-        int errnum = 0;
-        const char *msg = gzerror(r->gz, &errnum);
-        if (errnum != Z_OK && errnum != Z_BUF_ERROR)
-            return cky_fail(CKY_ERR_IO, "%s:%ld: read error: %s", r->path, r->number + 1, msg);
-        if (errnum == Z_BUF_ERROR)
-            return cky_fail(CKY_ERR_FORMAT, "%s:%ld: truncated gzip data", r->path, r->number + 1);
-        if (n == 0)
-            return CKY_OK; /* end of input */
+    if (end == r->len && r->mode == 2)
+        return cky_fail(CKY_ERR_FORMAT, "%s:%ld: truncated gzip data", r->path, r->number + 1);
+    if (end == r->len && r->pos == r->len)
+        return CKY_OK; /* end of input */
+    if ((st = lines_reserve(r, 1)))
+        return st;
+    end = lines_find_end(r); /* reserve may have moved the text */
+    char *s = r->text + r->pos;
+    size_t n = end - r->pos;
+    if (end < r->len) {
+        r->skip_lf = r->text[end] == '\r';
+        r->pos = end + 1;
+    } else {
+        r->pos = end;
     }
-    if (n > 0 && r->buf[n - 1] == '\r')
-        n--;
-    if (!r->buf) { /* empty first line: still hand out a valid buffer */
-        r->buf = malloc(1);
-        if (!r->buf)
-            return cky_fail(CKY_ERR_NOMEM, "out of memory");
-        r->cap = 1;
-    }
-    r->buf[n] = '\0';
+    s[n] = '\0';
     r->number++;
-    *line = r->buf;
+    *line = s;
     *len = n;
     return CKY_OK;
+}
+
+int io_lines_pending(io_lines *r)
+{
+    lines_skip_lf(r);
+    if (lines_find_end(r) < r->len || r->raw_pos < r->raw_len || r->eof)
+        return 1;
+    struct pollfd p = {.fd = r->fd, .events = POLLIN};
+    return poll(&p, 1, 0) != 0;
 }
 
 long io_lines_number(const io_lines *r) { return r->number; }
@@ -98,15 +227,19 @@ void io_lines_close(io_lines *r)
 {
     if (!r)
         return;
-    gzclose(r->gz);
-    free(r->buf);
+    if (r->mode >= 2)
+        inflateEnd(&r->z);
+    if (r->fd >= 0)
+        close(r->fd);
+    free(r->raw);
+    free(r->text);
     free(r->path);
     free(r);
 }
 
 cky_status io_read_file(const char *path, char **data, size_t *len)
 {
-    gzFile gz;
+    gzFile gz = NULL;
     cky_status st = open_gz(path, &gz);
     if (st)
         return st;
@@ -191,4 +324,33 @@ int io_file_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+long io_text_check(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned c = p[i];
+        if (c == 0)
+            return (long)i;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        /* lead byte: sequence length and the smallest code point it may encode */
+        size_t len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 0;
+        if (len == 0 || c > 0xF4 || i + len > n)
+            return (long)i;
+        unsigned long cp = c & (0xFFu >> (len + 1));
+        for (size_t k = 1; k < len; k++) {
+            if ((p[i + k] & 0xC0) != 0x80)
+                return (long)i;
+            cp = cp << 6 | (p[i + k] & 0x3Fu);
+        }
+        static const unsigned long min[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < min[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return (long)i;
+        i += len;
+    }
+    return -1;
 }

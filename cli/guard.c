@@ -1,0 +1,119 @@
+/* guard: path checks, signals, cache fallback and input warnings of cky parse (guard.h). */
+#include "guard.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../codegen/codegen.h"
+#include "../util/io.h"
+#include "../util/output.h"
+#include "cli.h"
+
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig) { caught = sig; }
+
+void guard_signals_block(void)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
+void guard_signals_catch(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sa.sa_flags = SA_RESETHAND; /* no SA_RESTART: a blocked read returns EINTR */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+}
+
+int guard_interrupted(void) { return caught; }
+
+/* The files a grammar argument may stand for: itself and a text export's three files. */
+static int grammar_clash(const char *gram, const char *out)
+{
+    static const char *const ext[] = {"", ".grammar", ".lexicon", ".words",
+                                      ".grammar.gz", ".lexicon.gz", ".words.gz"};
+    char path[4096];
+    for (size_t k = 0; k < sizeof ext / sizeof *ext; k++)
+        if (snprintf(path, sizeof path, "%s%s", gram, ext[k]) < (int)sizeof path &&
+            output_same_file(path, out))
+            return 1;
+    return 0;
+}
+
+int guard_check_paths(const char *cmd, const char *gram, const char *const *inputs,
+                      int ninputs, const char *const *outputs, int noutputs)
+{
+    struct stat sb;
+    if (stat(gram, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return cli_usage_error(cmd, "-g %s: is a directory (give a .gr file or the PREFIX of a "
+                               "text export PREFIX.grammar, PREFIX.lexicon, PREFIX.words)",
+                               gram);
+    if (stat(gram, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return cli_usage_error(cmd, "-g %s: not a regular file", gram);
+    for (int o = 0; o < noutputs; o++) {
+        if (!outputs[o])
+            continue;
+        for (int i = 0; i < ninputs; i++)
+            if (inputs[i] && output_same_file(inputs[i], outputs[o]))
+                return cli_usage_error(cmd, "output %s is the input %s: refusing to overwrite "
+                                       "it", outputs[o], inputs[i]);
+        if (grammar_clash(gram, outputs[o]))
+            return cli_usage_error(cmd, "output %s is a file of the grammar %s: refusing to "
+                                   "overwrite it", outputs[o], gram);
+        for (int p = 0; p < o; p++)
+            if (outputs[p] && (output_same_file(outputs[p], outputs[o]) ||
+                               !strcmp(outputs[p], outputs[o])))
+                return cli_usage_error(cmd, "%s is given as two outputs", outputs[o]);
+    }
+    return 0;
+}
+
+void guard_cache(const char *cmd)
+{
+    char *dir = NULL;
+    if (codegen_cache_dir(NULL, &dir) || !dir) {
+        free(dir);
+        return;
+    }
+    if (codegen_cache_prepare(dir)) {
+        fprintf(stderr, "cky %s: warning: %s; compiling the kernels in memory, without a cache "
+                "(CKY_CACHE=off says so and silences this)\n", cmd, cky_last_error());
+        setenv("CKY_CACHE", "off", 1);
+    }
+    free(dir);
+}
+
+#define TEXT_WARNINGS 10 /* lines reported before going quiet */
+
+void guard_text(const char *cmd, const char *src, long line, const char *s, size_t n)
+{
+    static int reported;
+    long at = io_text_check(s, n);
+    if (at < 0 || reported > TEXT_WARNINGS)
+        return;
+    if (++reported > TEXT_WARNINGS) {
+        fprintf(stderr, "cky %s: warning: more lines with NUL bytes or invalid UTF-8 (not "
+                "reported)\n", cmd);
+        return;
+    }
+    fprintf(stderr, "cky %s: warning: %s:%ld: byte %ld is %s: read as U+FFFD\n", cmd, src, line,
+            at + 1, s[at] ? "not valid UTF-8" : "a NUL byte");
+}

@@ -1,0 +1,261 @@
+/* cky parse as a user and a hostile tester run it (issue 19): output written whole or not
+ * at all, exit statuses that tell failures apart, line-by-line answers through a pipe,
+ * signals, messages that name the file and the reason, options an engine ignores. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+
+#include "test_cli_run.h"
+
+#define PARSE "'" RUN_CKY "' parse -g '" RUN_GRAMMAR "' "
+#define CPU "CKY_CACHE=cache " PARSE "--engine cpu "
+
+Test(cli_robust, failed_run_leaves_output_untouched)
+{
+    char d[64];
+    run_setup(d);
+    const char *bad[] = {"-i /nonexistent", "--treebank /nonexistent.mrg"};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(run_sh(d, "echo keep > f && " CPU "%s -o f 2>err", bad[k]), 1);
+        char *f = run_read(d, "f"), *err = run_read(d, "err");
+        cr_assert_str_eq(f, "keep\n", "%s: -o f became '%s'", bad[k], f);
+        cr_assert(strstr(err, "/nonexistent") && strstr(err, "No such file"), "%s", err);
+        free(f);
+        free(err);
+    }
+    /* nothing but f, in, err and the cache: no temporary file left behind */
+    cr_assert_eq(run_sh(d, "test $(ls -A | wc -l) -eq 4"), 0);
+    run_cleanup(d);
+}
+
+Test(cli_robust, output_that_is_an_input_is_refused)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "cp in.txt x && " CPU "-i x -o x 2>err"), 2);
+    cr_assert_eq(run_sh(d, "cmp -s in.txt x"), 0, "x was changed");
+    char *err = run_read(d, "err");
+    cr_assert(strstr(err, "refusing"), "%s", err);
+    free(err);
+    cr_assert_eq(run_sh(d, "ln -s in.txt link && " CPU "-i in.txt -o link 2>/dev/null"), 2);
+    run_cleanup(d);
+}
+
+Test(cli_robust, gzip_output_and_symbolic_links)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, CPU "-i in.txt > plain && echo old > t.gz && " CPU "-i in.txt "
+                        "-o t.gz"), 0);
+    cr_assert_eq(run_sh(d, "gzip -dc t.gz | cmp -s - plain"), 0, "t.gz is not the trees");
+    cr_assert_eq(run_sh(d, "test $(wc -l < plain) -eq 5"), 0);
+    /* through a symbolic link: the file it names gets the trees, the link stays */
+    cr_assert_eq(run_sh(d, "echo old > real && ln -s real link && " CPU "-i in.txt -o link && "
+                        "test -L link && cmp -s real plain"), 0);
+    run_cleanup(d);
+}
+
+/* A sentence whose chart cannot be allocated is an internal error: (()) in its line, the
+ * other lines parsed, exit status 3, not 0. */
+Test(cli_robust, internal_error_has_its_own_exit_status)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "(yes the | head -3000 | tr '\\n' ' '; echo; "
+                        "echo 'The dog barks .') > big.txt"), 0);
+    int st = run_sh(d, "ulimit -v 600000 && " PARSE "--engine ref --max-length 100000 -i big.txt "
+                    "> out 2>err");
+    char *out = run_read(d, "out"), *err = run_read(d, "err");
+    if (strstr(err, "AddressSanitizer failed to allocate")) {
+        run_cleanup(d);
+        cr_skip_test("AddressSanitizer cannot run under ulimit -v");
+    }
+    cr_assert_eq(st, 3, "exit status %d; stderr: %s", st, err);
+    cr_assert(!strncmp(out, "(())\n( (S ", 10), "%s", out);
+    cr_assert(strstr(err, "big.txt:1:"), "%s", err);
+    free(out);
+    free(err);
+    run_cleanup(d);
+}
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* Start `cky parse` on the cpu engine in folder d with pipes for stdin and stdout. */
+static pid_t start_coprocess(const char *d, const char *extra, int *to, int *from)
+{
+    int in[2], out[2];
+    cr_assert_eq(pipe(in), 0);
+    cr_assert_eq(pipe(out), 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        if (chdir(d) == 0)
+            execl("/bin/sh", "sh", "-c", "exec env " CPU "$0 2>/dev/null", extra, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    *to = in[1];
+    *from = out[0];
+    return pid;
+}
+
+/* Read one line from fd within `seconds`; returns the time it took, or -1. */
+static double read_line(int fd, char *buf, size_t size, double seconds)
+{
+    double t0 = now();
+    size_t n = 0;
+    while (n + 1 < size) {
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        int left = (int)((t0 + seconds - now()) * 1000);
+        if (left <= 0 || poll(&p, 1, left) <= 0 || read(fd, buf + n, 1) != 1)
+            return -1;
+        if (buf[n++] == '\n')
+            break;
+    }
+    buf[n] = '\0';
+    return now() - t0;
+}
+
+Test(cli_robust, coprocess_gets_each_answer_at_once)
+{
+    char d[64];
+    run_setup(d);
+    int to, from;
+    pid_t pid = start_coprocess(d, "", &to, &from);
+    const char line[] = "The dog barks .\n";
+    double t0 = now();
+    cr_assert_eq(write(to, line, sizeof line - 1), (ssize_t)sizeof line - 1);
+    char buf[4096];
+    double took = read_line(from, buf, sizeof buf, 1.0);
+    cr_assert(took >= 0, "no answer within 1 s with stdin open");
+    cr_assert(!strncmp(buf, "( (S ", 5), "%s", buf);
+    cr_log_info("coprocess: first answer %.3f s after the line (cky started with it)",
+                now() - t0);
+    /* a second line, ending in CR LF, after the first answer */
+    cr_assert_eq(write(to, "a b\r\n", 5), 5);
+    cr_assert(read_line(from, buf, sizeof buf, 1.0) >= 0, "no second answer");
+    cr_assert(!strncmp(buf, "( (NP ", 6), "%s", buf);
+    close(to);
+    cr_assert(read_line(from, buf, sizeof buf, 2.0) < 0, "more output than lines");
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    close(from);
+    run_cleanup(d);
+}
+
+/* SIGTERM: every answered line is out, the exit status says so, and an -o target is left as
+ * it was (with no temporary file beside it). */
+Test(cli_robust, signal_flushes_and_keeps_output_file)
+{
+    char d[64];
+    run_setup(d);
+    int to, from;
+    pid_t pid = start_coprocess(d, "", &to, &from);
+    cr_assert_eq(write(to, "a b\nc d\n", 8), 8);
+    char buf[256];
+    cr_assert(read_line(from, buf, sizeof buf, 2.0) >= 0 &&
+              read_line(from, buf, sizeof buf, 2.0) >= 0, "answers missing");
+    kill(pid, SIGTERM);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM, "status %d", st);
+    close(to);
+    close(from);
+
+    cr_assert_eq(run_sh(d, "echo keep > f"), 0);
+    pid = start_coprocess(d, "-o f", &to, &from);
+    cr_assert_eq(write(to, "a b\n", 4), 4);
+    usleep(500 * 1000);
+    kill(pid, SIGINT);
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "status %d", st);
+    char *f = run_read(d, "f");
+    cr_assert_str_eq(f, "keep\n");
+    free(f);
+    cr_assert_eq(run_sh(d, "test $(ls -A | wc -l) -eq 3"), 0, "a temporary file is left");
+    close(to);
+    close(from);
+    run_cleanup(d);
+}
+
+/* Each message names the file and the reason. */
+Test(cli_robust, messages_name_file_and_reason)
+{
+    char d[64];
+    run_setup(d);
+    const char *cases[][3] = {
+        {"-g . -i in.txt", "2", "is a directory"},
+        {"-g /dev/null -i in.txt", "2", "not a regular file"},
+        {"-i in.txt -o /tmp", "1", "/tmp: cannot write: Is a directory"},
+        {"-i in.txt -o /proc/x", "1", "/proc/x: cannot write"},
+        {"-i in.txt -o /dev/full", "1", "/dev/full: write error: No space left on device"},
+        {"-i in.txt --device 5", "2", "--device does not apply to the cpu engine"},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+        int st = run_sh(d, "CKY_CACHE=cache '%s' parse %s --engine cpu %s > /dev/null 2>err",
+                        RUN_CKY, strncmp(cases[k][0], "-g", 2) ? "-g " RUN_GRAMMAR : "",
+                        cases[k][0]);
+        char *err = run_read(d, "err");
+        cr_expect_eq(st, atoi(cases[k][1]), "%s: status %d: %s", cases[k][0], st, err);
+        cr_expect(strstr(err, cases[k][2]), "%s: want '%s' in: %s", cases[k][0], cases[k][2],
+                  err);
+        free(err);
+    }
+    run_cleanup(d);
+}
+
+/* CR-only line ends make lines; NUL bytes and invalid UTF-8 are warned about. */
+Test(cli_robust, line_ends_and_bad_bytes)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "printf 'a b\\rc d\\r\\ne\\0f \\377g\\n' | " CPU "> out 2>err"), 0);
+    char *out = run_read(d, "out"), *err = run_read(d, "err");
+    cr_assert_eq(run_sh(d, "test $(wc -l < out) -eq 3"), 0, "%s", out);
+    cr_assert(strstr(err, "stdin:3: byte 2 is a NUL byte"), "%s", err);
+    free(out);
+    free(err);
+    run_cleanup(d);
+}
+
+/* cky eval given --score output says so once instead of failing on every line. */
+Test(cli_robust, eval_of_scored_output)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, CPU "--score -i in.txt > s && " CPU "-i in.txt > t"), 0);
+    cr_assert_eq(run_sh(d, "'%s' eval t s > out 2> err", RUN_CKY), 1);
+    char *err = run_read(d, "err");
+    cr_assert(strstr(err, "cut -f2"), "%s", err);
+    cr_assert(!strchr(strchr(err, '\n') + 1, '\n'), "more than one message: %s", err);
+    free(err);
+    run_cleanup(d);
+}
+
+/* Every command that loads a grammar names a directory given as -g as a directory. */
+Test(cli_robust, every_command_names_a_directory_grammar)
+{
+    char d[64];
+    run_setup(d);
+    const char *cmds[] = {"parse -i in.txt", "lexicon -i in.txt", "compile", "bench -i in.txt"};
+    for (size_t k = 0; k < sizeof cmds / sizeof *cmds; k++) {
+        int st = run_sh(d, "'%s' %s -g . > /dev/null 2> err", RUN_CKY, cmds[k]);
+        char *err = run_read(d, "err");
+        cr_expect(st == 2 && strstr(err, "-g .: is a directory"), "%s: status %d: %s", cmds[k],
+                  st, err);
+        free(err);
+    }
+    run_cleanup(d);
+}
