@@ -14,6 +14,8 @@
 #include "../kernels/kernels.h"
 #include "../kernels/viterbi_gpu.h"
 #include "../util/workers.h"
+#include "engine.h"
+#include "plan.h"
 
 #define DEFAULT_WIDTH (1 << 17) /* work items per workspace: a launch must fill 132 SMs */
 #define MEMORY_SHARE 0.8        /* of the free device memory, for the charts and items */
@@ -45,12 +47,6 @@ static cky_status buffer_need(buffer *b, size_t bytes, int pinned)
 
 static cky_status device_need(buffer *b, size_t bytes) { return buffer_need(b, bytes, 0); }
 static cky_status host_need(buffer *b, size_t bytes) { return buffer_need(b, bytes, 1); }
-
-/* Work items of one (span length, family), or the cells of one span length: a range of the
- * sub-batch's item arrays. */
-typedef struct segment {
-    long first, count;
-} segment;
 
 typedef struct event_pair {
     cudaEvent_t start, stop;
@@ -368,41 +364,21 @@ static meta meta_at(void *base, int n)
     return m;
 }
 
-/* Work items of a sentence of n words per family (XX every split, XT/TX one per cell of
- * span >= 2, TT one per two-word cell). */
-static void count_items(int n, long count[CODEGEN_NFAMILY])
-{
-    long xx = 0;
-    for (int d = 2; d <= n; d++)
-        xx += (long)(n - d + 1) * (d - 1);
-    count[CODEGEN_XX] = xx;
-    count[CODEGEN_XT] = count[CODEGEN_TX] = (long)n * (n - 1) / 2;
-    count[CODEGEN_TT] = n - 1;
-}
-
 /* Device bytes a sentence of n words needs (charts, items, nodes), for sub-batch sizing. */
 static size_t sentence_bytes(const gpu_engine *e, int n)
 {
-    long c[CODEGEN_NFAMILY];
-    count_items(n, c);
-    size_t items = (size_t)(c[0] + c[1] + c[2] + c[3]) * 3 + chart_ncells(n) + 1;
+    long c[CODEGEN_NFAMILY], nitem = 0;
+    plan_count_items(n, c);
+    for (int f = 0; f < CODEGEN_NFAMILY; f++)
+        nitem += c[f];
+    size_t items = (size_t)nitem * 3 + chart_ncells(n) + 1;
     return chart_ncells(n) * (size_t)e->nsub * 2 * sizeof(float) + items * sizeof(int) +
            (size_t)(2 * n) * (sizeof(viterbi_node) + sizeof(int)) + 32;
 }
 
-/* The layout of a sub-batch's arrays. */
-typedef struct plan {
-    int n, maxn;
-    long ncell, nitem, nword, nnode;
-    segment *bin;  /* [(d * CODEGEN_NFAMILY + f)]: work items of span d, family f */
-    segment *cell; /* [d]: cells of span d; [maxn + 1]: the root cells */
-} plan;
-
 /* Filling the work items of a plan, one span length at a time, on host threads. */
 typedef struct fill_job {
     const plan *p;
-    const sentence *s;
-    const long long *cell0;
     int *left, *right, *parent;
     int next; /* the next span length to fill */
     pthread_mutex_t lock;
@@ -420,40 +396,30 @@ static void *fill_worker(void *arg)
             break;
         for (int f = 0; f < CODEGEN_NFAMILY; f++) {
             long m = p->bin[d * CODEGEN_NFAMILY + f].first;
-            for (int k = 0; k < p->n; k++)
-                for (int i = 0; i + d <= j->s[k].n; i++)
-                    for (int sp = i + 1; sp < i + d; sp++)
-                        if (codegen_family_has_split((codegen_family_id)f, i, sp, i + d)) {
-                            int base = (int)j->cell0[k], len = j->s[k].n;
-                            j->left[m] = base + (int)chart_cell(len, i, sp);
-                            j->right[m] = base + (int)chart_cell(len, sp, i + d);
-                            j->parent[m++] = base + (int)chart_cell(len, i, i + d);
-                        }
+            plan_fill_items(p, d, (codegen_family_id)f, j->left + m, j->right + m,
+                            j->parent + m, NULL);
         }
     }
     return NULL;
 }
 
+/* The plan of a sub-batch, and its host arrays: work items, cells, roots and the
+ * per-sentence arrays (meta). */
 static cky_status plan_build(gpu_engine *e, const sentence *s, int n, plan *p)
 {
-    memset(p, 0, sizeof *p);
-    p->n = n;
-    for (int k = 0; k < n; k++) {
-        long c[CODEGEN_NFAMILY];
-        count_items(s[k].n, c);
-        p->nitem += c[0] + c[1] + c[2] + c[3];
-        p->ncell += (long)chart_ncells(s[k].n);
-        p->nword += s[k].n;
-        p->nnode += 2L * s[k].n - 1;
-        p->maxn = s[k].n > p->maxn ? s[k].n : p->maxn;
-    }
-    p->bin = calloc((size_t)(p->maxn + 1) * CODEGEN_NFAMILY, sizeof *p->bin);
-    p->cell = calloc((size_t)p->maxn + 2, sizeof *p->cell);
-    if (!p->bin || !p->cell)
+    int *len = malloc((size_t)(n ? n : 1) * sizeof *len);
+    if (!len) {
+        memset(p, 0, sizeof *p);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    for (int k = 0; k < n; k++)
+        len[k] = s[k].n;
+    cky_status st = plan_new(len, n, p);
+    free(len);
+    if (st)
+        return st;
     /* host layout of h_items: left[nitem] right[nitem] parent[nitem] cells[ncell] roots[n] */
     size_t ints = (size_t)p->nitem * 3 + p->ncell + n;
-    cky_status st;
     if ((st = host_need(&e->h_items, ints * sizeof(int))) ||
         (st = host_need(&e->h_meta, meta_bytes(n))) ||
         (st = host_need(&e->h_lex, (size_t)p->nword * e->nsub * sizeof(float))) ||
@@ -463,52 +429,23 @@ static cky_status plan_build(gpu_engine *e, const sentence *s, int n, plan *p)
     int *left = e->h_items.p, *right = left + p->nitem, *parent = right + p->nitem;
     int *cells = parent + p->nitem, *roots = cells + p->ncell;
     meta hm = meta_at(e->h_meta.p, n);
-    int *nw = hm.n, *node0 = hm.node0;
-    long long *cell0 = hm.cell0;
-    long c0 = 0, nd = 0;
+    long nd = 0;
     for (int k = 0; k < n; k++) {
-        nw[k] = s[k].n;
-        node0[k] = (int)nd;
-        cell0[k] = c0;
-        roots[k] = (int)(c0 + (long)chart_cell(s[k].n, 0, s[k].n));
-        c0 += (long)chart_ncells(s[k].n);
+        hm.n[k] = s[k].n;
+        hm.node0[k] = (int)nd;
+        hm.cell0[k] = p->cell0[k];
+        roots[k] = (int)plan_root_cell(p, k);
         nd += 2L * s[k].n - 1;
     }
-    /* segments: work items by span length d, then family; a family's splits of a span
-     * depend only on the children's widths, so each cell of span d has the same number */
-    long m = 0;
-    for (int d = 2; d <= p->maxn; d++)
-        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-            int per_cell = 0;
-            for (int sp = 1; sp < d; sp++)
-                per_cell += codegen_family_has_split((codegen_family_id)f, 0, sp, d);
-            segment *sg = &p->bin[d * CODEGEN_NFAMILY + f];
-            sg->first = m;
-            for (int k = 0; k < n; k++)
-                m += s[k].n >= d ? (long)(s[k].n - d + 1) * per_cell : 0;
-            sg->count = m - sg->first;
-        }
-    fill_job j = {p, s, cell0, left, right, parent, 2, PTHREAD_MUTEX_INITIALIZER};
+    fill_job j = {p, left, right, parent, 2, PTHREAD_MUTEX_INITIALIZER};
     workers_run(e->threads < p->maxn ? e->threads : p->maxn, fill_worker, &j);
-    m = 0;
-    for (int d = 1; d <= p->maxn; d++) {
-        p->cell[d].first = m;
-        for (int k = 0; k < n; k++)
-            for (int i = 0; i + d <= s[k].n; i++)
-                cells[m++] = (int)(cell0[k] + (long)chart_cell(s[k].n, i, i + d));
-        p->cell[d].count = m - p->cell[d].first;
-    }
+    for (int d = 1; d <= p->maxn; d++)
+        plan_fill_cells(p, d, cells + p->cell[d].first);
     return CKY_OK;
 }
 
-static void plan_free(plan *p)
-{
-    free(p->bin);
-    free(p->cell);
-}
-
 /* Run family f's kernels over the items of segment sg, `width` at a time. */
-static cky_status run_family(gpu_engine *e, const plan *p, codegen_family_id f, segment sg)
+static cky_status run_family(gpu_engine *e, const plan *p, codegen_family_id f, plan_segment sg)
 {
     const codegen_classes *cl = &e->prog->classes;
     codegen_class lc = codegen_family_left(f), rc = codegen_family_right(f);
@@ -558,7 +495,7 @@ static cky_status run_family(gpu_engine *e, const plan *p, codegen_family_id f, 
 }
 
 /* Enqueue the unary step over the cells of segment sg of the plan's cell list. */
-static cky_status run_unary(gpu_engine *e, const plan *p, segment sg)
+static cky_status run_unary(gpu_engine *e, const plan *p, plan_segment sg)
 {
     const int *cells = (const int *)e->d_items.p + 3 * p->nitem;
     cky_status st = prof_begin(e);
@@ -569,6 +506,25 @@ static cky_status run_unary(gpu_engine *e, const plan *p, segment sg)
                             t->un_first, t->un_child, t->un_w, e->unary_lanes, e->stream));
     return prof_end(e, GPU_STAGE_UNARY);
 }
+
+/* The binary step (engine.h): family f's kernels over the items of span d. */
+static cky_status gpu_binary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                             int d, codegen_family_id f)
+{
+    gpu_engine *e = ctx;
+    if (e->prog->part[f].nrule == 0)
+        return CKY_OK;
+    return run_family(e, p, f, p->bin[d * CODEGEN_NFAMILY + f]);
+}
+
+/* The unary step (engine.h) over the cells of span d. */
+static cky_status gpu_unary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                            int d)
+{
+    return run_unary(ctx, p, p->cell[d]);
+}
+
+static const engine_ops gpu_ops = {gpu_binary, gpu_unary, NULL};
 
 /* Parse one sub-batch (all outputs set on success). */
 static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, double *root,
@@ -631,13 +587,8 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, double *roo
     /* span by span: binary families, then the unary step */
     const int *items = e->d_items.p;
     const int *cells = items + 3 * p.nitem;
-    for (int d = 1; d <= p.maxn && !st; d++) {
-        for (int f = 0; f < CODEGEN_NFAMILY && d >= 2 && !st; f++)
-            if (e->prog->part[f].nrule > 0)
-                st = run_family(e, &p, (codegen_family_id)f, p.bin[d * CODEGEN_NFAMILY + f]);
-        if (!st)
-            st = run_unary(e, &p, p.cell[d]);
-    }
+    if (!st)
+        st = engine_run_pass(&gpu_ops, e, &p, ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS);
     /* root scores and trees */
     viterbi_node *d_nodes = e->d_nodes.p;
     int *d_status = (int *)(d_nodes + p.nnode);
