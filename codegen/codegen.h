@@ -58,6 +58,10 @@
 #define CODEGEN_THREADS 128             /* work items (threads) per workspace tile */
 #define CODEGEN_KEY_NINF 0x807fffff     /* key(-inf): see the GPU workspace contract */
 
+/* The semiring of the generated binary rules: max-plus (Viterbi: parent = max over rules of
+ * (left + right) + w). Sum-product (inside scores for max-rule) comes next. */
+typedef enum codegen_semiring { CODEGEN_SEMIRING_MAX_PLUS = 0 } codegen_semiring;
+
 /* ---- classes: class-local substate numbering ---- */
 
 typedef enum codegen_class { CODEGEN_X = 0, CODEGEN_T = 1 } codegen_class;
