@@ -52,11 +52,12 @@
 #include <stddef.h>
 
 #include "../grammar/grammar.h"
+#include "../util/floatkey.h"
 #include "../util/status.h"
 
 #define CODEGEN_VERSION "cky-codegen-9" /* part of every cache key: bump when output changes */
 #define CODEGEN_THREADS 128             /* work items (threads) per workspace tile */
-#define CODEGEN_KEY_NINF 0x807fffff     /* key(-inf): see the GPU workspace contract */
+#define CODEGEN_KEY_NINF FLOATKEY_NINF  /* key(-inf): see the GPU workspace contract */
 
 /* The semiring of the generated binary rules: max-plus (Viterbi: parent = max over rules of
  * (left + right) + w). Sum-product (inside scores for max-rule) comes next. */

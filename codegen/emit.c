@@ -93,7 +93,7 @@ static const char prelude[] =
     "#define CKY_STORE(addr, v) cky_store_key((int *)(addr), __float_as_int(v))\n"
     "static __device__ __forceinline__ void cky_store_key(int *addr, int b)\n"
     "{\n"
-    "    atomicMax(addr, b ^ ((b >> 31) & 0x7fffffff));\n"
+    "    atomicMax(addr, " FLOATKEY_TEXT(b) ");\n"
     "}\n"
     "#else\n"
     "#define CKY_MAX(a, b) ((a) > (b) ? (a) : (b))\n"

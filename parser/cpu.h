@@ -9,7 +9,7 @@
 #define CKY_PARSER_CPU_H
 
 #include "../codegen/codegen.h"
-#include "chart.h"
+#include "../chart/chart.h"
 #include "sentence.h"
 
 typedef struct cpu_engine cpu_engine;

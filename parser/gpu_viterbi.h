@@ -6,7 +6,7 @@
 #ifndef CKY_PARSER_GPU_VITERBI_H
 #define CKY_PARSER_GPU_VITERBI_H
 
-#include "chart.h"
+#include "../chart/chart.h"
 #include "../viterbi/viterbi.h"
 #include "gpu.h"
 

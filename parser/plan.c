@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
+#include "../chart/chart.h"
 
 long plan_cell_items(codegen_family_id f, int d)
 {

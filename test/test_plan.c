@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../parser/chart.h"
+#include "../chart/chart.h"
 #include "../parser/engine.h"
 #include "../parser/plan.h"
 

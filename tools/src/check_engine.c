@@ -29,7 +29,7 @@
 
 #include "../../corpus_tools/tree.h"
 #include "../../grammar/grammar.h"
-#include "../../parser/chart.h"
+#include "../../chart/chart.h"
 #include "../../parser/cpu.h"
 #include "../../parser/ref.h"
 #include "../../parser/sentence.h"
