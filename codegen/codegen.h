@@ -184,7 +184,7 @@ void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size);
  * block of that many threads (0: as many as the register file allows for the kernel's
  * max_live, codegen_blocks_per_sm). */
 cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm,
-                               char **src);
+                               codegen_semiring sr, char **src);
 
 /* ---- compilation ---- */
 
@@ -210,6 +210,7 @@ typedef struct codegen_options {
     int threads;           /* parallel compilations; 0 = number of online cores */
     unsigned families;     /* bit f set: compile family f (default all); the others are
                               partitioned only, their kernels have no cubin and no host code */
+    codegen_semiring semiring; /* of the kernels' rules (default max-plus) */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);
