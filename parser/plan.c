@@ -94,6 +94,9 @@ void plan_fill_items(const plan *p, int d, codegen_family_id f, int *left, int *
                     m++;
                 }
     }
+    CKY_ASSERT(m == p->bin[d * CODEGEN_NFAMILY + f].count,
+               "span %d family %s: %ld items listed, %ld counted", d, codegen_family_name(f),
+               m, p->bin[d * CODEGEN_NFAMILY + f].count);
 }
 
 void plan_fill_cells(const plan *p, int d, int *cells)
@@ -102,6 +105,8 @@ void plan_fill_cells(const plan *p, int d, int *cells)
     for (int k = 0; k < p->n; k++)
         for (int i = 0; i + d <= p->len[k]; i++)
             cells[m++] = (int)(p->cell0[k] + (long)chart_cell(p->len[k], i, i + d));
+    CKY_ASSERT(m == p->cell[d].count, "span %d: %ld cells listed, %ld counted", d, m,
+               p->cell[d].count);
 }
 
 long plan_root_cell(const plan *p, int k)

@@ -2,6 +2,7 @@
  * against a brute-force enumeration of every split; segment order and cell numbering; and
  * the engine's span-length loop (parser/engine.h) in both directions. */
 #include <criterion/criterion.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,4 +156,17 @@ Test(engine, span_loop_order)
     cr_assert_eq(engine_check_pass("test", ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS),
                  CKY_OK);
     plan_free(&p);
+}
+
+/* CKY_ASSERT (util/status.h): silent when the invariant holds, an abort when it is broken. */
+Test(status, assert_holds)
+{
+    int two = 2;
+    CKY_ASSERT(two == 2, "two is %d", two);
+}
+
+Test(status, assert_broken_aborts, .signal = SIGABRT)
+{
+    int two = 2;
+    CKY_ASSERT(two == 3, "two is %d", two);
 }
