@@ -3,9 +3,10 @@
  *
  * Cells (i, j), 0 <= i < j <= n, are stored by span length, then start: cell (i, j) is number
  * chart_cell(n, i, j) (chart/cell.h, shared with device code). Each layer of a cell holds
- * one score per global substate id (grammar.nsub_total), all substates of one cell contiguous. The pre-unary layer holds lexical
- * scores (span 1) or the best binary derivation (span >= 2); the post-unary layer holds
- * max(pre, best closed unary over pre). Binary rules read post-unary children.
+ * one score per global substate id (grammar.nsub_total), all substates of one cell
+ * contiguous. The pre-unary layer holds lexical scores (span 1) or the best binary
+ * derivation (span >= 2); the post-unary layer holds max(pre, best closed unary over pre).
+ * Binary rules read post-unary children.
  *
  * Scores are stored as double in both arithmetic modes:
  *  - CHART_DOUBLE: the Berkeley parser's arithmetic, binary (w + left) + right in double;

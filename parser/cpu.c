@@ -57,20 +57,21 @@ static cky_status guard_check(const float *b, size_t n, const char *what)
     return CKY_OK;
 }
 
-cky_status cpu_engine_new(const grammar *g, int threads, int width, cpu_engine **out)
+cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *opt, cpu_engine **out)
 {
     cpu_engine *e = calloc(1, sizeof *e);
     if (!e)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     e->g = g;
-    e->threads = threads > 0 ? threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    e->threads = opt->threads > 0 ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (e->threads < 1)
         e->threads = 1;
-    e->width = width > 0 ? width : DEFAULT_WIDTH;
+    e->width = opt->width > 0 ? opt->width : DEFAULT_WIDTH;
     codegen_options o;
     codegen_options_default(&o);
     o.gpu = 0;
     o.host = 1;
+    o.cache_dir = opt->cache_dir;
     cky_status st = codegen_compile(g, &o, &e->prog);
     if (st) {
         free(e);

@@ -124,6 +124,7 @@ static cky_status dev_load(gpu_dev *d)
     char arch[16];
     snprintf(arch, sizeof arch, "sm_%d%d", d->info.cc_major, d->info.cc_minor);
     o.arch = arch;
+    o.cache_dir = d->cache_dir;
     cky_status st = codegen_compile(g, &o, &d->prog);
     if (st)
         return st;
@@ -173,6 +174,7 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     d->nsub = g->nsub_total;
     d->width = o->width > 0 ? o->width : DEFAULT_WIDTH;
     d->block_tiles = o->block_tiles > 0 ? o->block_tiles : DEFAULT_BLOCK_TILES;
+    d->cache_dir = o->cache_dir;
     cky_status st = gpu_open(o->device, &d->info);
     if (!st) {
         d->chunk = o->chunk >= 0 ? o->chunk : d->info.sm_count;

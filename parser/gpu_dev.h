@@ -85,6 +85,7 @@ typedef struct gpu_dev_options {
                         default 4) */
     int chunk;       /* tiles per chunk of a binary kernel's grid (codegen.h); -1: one per
                         SM (the default); 0: each code block over all tiles in turn */
+    const char *cache_dir; /* kernel cache (NULL: $CKY_CACHE, else ~/.cache/cky; "off") */
 } gpu_dev_options;
 
 typedef struct event_pair event_pair;
@@ -105,6 +106,7 @@ typedef struct gpu_dev {
                         the code blocks of one tile run together and its rows are loaded once
                         into L1/L2 (docs/performance.md); 0: code block by code block */
     int unary_lanes; /* cells per block of the unary step */
+    const char *cache_dir; /* gpu_dev_options.cache_dir, while loading */
     int *d_row[2];   /* class-local row -> global id, classes X and T */
     float *ws[3];    /* left, right, parent workspaces: width / KERNELS_TILE tiles */
     gpu_buffer pre, post;       /* device charts of the sub-batch */

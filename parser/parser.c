@@ -28,7 +28,8 @@ parser_options parser_default_options(void)
 {
     return (parser_options){.engine = PARSER_ENGINE_REF, .backtrace = VITERBI_EXACT,
                             .threads = 0, .max_length = 200, .device = 0, .workspace = 0,
-                            .block_tiles = 0, .chunk = -1, .decoder = PARSER_DECODER_VITERBI};
+                            .block_tiles = 0, .chunk = -1, .decoder = PARSER_DECODER_VITERBI,
+                            .cache_dir = NULL};
 }
 
 parser_engine parser_default_engine(void)
@@ -56,10 +57,12 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         p->opt.threads = cores > 0 ? (int)cores : 1;
     }
     cky_status st = CKY_OK;
-    if (opt->engine == PARSER_ENGINE_CPU)
-        st = cpu_engine_new(g, p->opt.threads, opt->workspace, &p->cpu);
-    else if (opt->engine == PARSER_ENGINE_GPU) {
-        gpu_dev_options go = {opt->device, opt->workspace, opt->block_tiles, opt->chunk};
+    if (opt->engine == PARSER_ENGINE_CPU) {
+        cpu_engine_options co = {p->opt.threads, opt->workspace, opt->cache_dir};
+        st = cpu_engine_new(g, &co, &p->cpu);
+    } else if (opt->engine == PARSER_ENGINE_GPU) {
+        gpu_dev_options go = {opt->device, opt->workspace, opt->block_tiles, opt->chunk,
+                              opt->cache_dir};
         st = gpu_engine_new(g, &go, &p->gpu);
         if (!st)
             st = gpu_viterbi_new(p->gpu, &p->gpu_viterbi);

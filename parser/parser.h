@@ -3,8 +3,8 @@
  * An engine turns sentences into charts: `ref` is the exact double-precision reference
  * (parser/ref.h), `cpu` the generated float32 kernels on CPU threads, `gpu` the same kernels
  * on an NVIDIA GPU. A decoder (parser/decode.h; the Viterbi decoder: viterbi/ for the best
- * tree, un-annotated into a Penn Treebank tree) turns the charts into results. Sentences come back in input order, one result per
- * sentence, whatever happens to the others. */
+ * tree, un-annotated into a Penn Treebank tree) turns the charts into results. Sentences
+ * come back in input order, one result per sentence, whatever happens to the others. */
 #ifndef CKY_PARSER_H
 #define CKY_PARSER_H
 
@@ -30,6 +30,8 @@ typedef struct parser_options {
     int chunk;       /* gpu: tiles per chunk of a binary kernel's grid (-1: one per SM, the
                         default; 0: each code block over all tiles; CKY_GPU_CHUNK) */
     parser_decoder decoder;
+    const char *cache_dir; /* kernel cache of the cpu and gpu engines (NULL: $CKY_CACHE, else
+                              ~/.cache/cky; "off": none) */
 } parser_options;
 
 /* Defaults: engine ref, exact back-trace, one thread per core, max length 200, device 0,

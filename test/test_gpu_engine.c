@@ -17,11 +17,17 @@
 
 #define MAXSENT 24
 
+/* The kernel cache of the tests: CKY_CACHE when the user set it, else the build's. */
+static const char *test_cache(void)
+{
+    const char *dir = getenv("CKY_CACHE");
+    return dir ? dir : CKY_BUILD "/test-cache";
+}
+
 static void need_gpu(void)
 {
     if (gpu_count() == 0)
         cr_skip_test("no CUDA device: the GPU engine is not tested here");
-    setenv("CKY_CACHE", CKY_BUILD "/test-cache", 0); /* a cache given by the user stays */
 }
 
 /* Every `step`-th dev sentence of 1..maxlen words, at most `want`. */
@@ -56,7 +62,8 @@ static void check_options(const char *spec, int nsent, int maxlen, int step,
     int n = dev_sentences(nsent < MAXSENT ? nsent : MAXSENT, maxlen, step, s);
     cr_assert_gt(n, 0);
     cpu_engine *cpu;
-    cr_assert_eq(cpu_engine_new(g, 0, 0, &cpu), CKY_OK, "%s", cky_last_error());
+    cpu_engine_options co = {0, 0, o.cache_dir};
+    cr_assert_eq(cpu_engine_new(g, &co, &cpu), CKY_OK, "%s", cky_last_error());
     chart *want[MAXSENT];
     cr_assert_eq(cpu_engine_parse(cpu, s, n, want), CKY_OK, "%s", cky_last_error());
     gpu_engine *gpu;
@@ -104,7 +111,8 @@ static void check_options(const char *spec, int nsent, int maxlen, int step,
 /* The default grid settings at `width` work items per workspace (0: the default). */
 static void check_grammar(const char *spec, int nsent, int maxlen, int step, int width)
 {
-    check_options(spec, nsent, maxlen, step, (gpu_dev_options){0, width, 0, -1});
+    check_options(spec, nsent, maxlen, step,
+                  (gpu_dev_options){0, width, 0, -1, test_cache()});
 }
 
 Test(gpu_engine, charts_bit_identical_sample_sm1, .timeout = 300)
@@ -127,7 +135,7 @@ Test(gpu_engine, grid_order_sample_sm1, .timeout = 300)
     const int order[][2] = {{1, 0}, {1, 3}, {3, 0}, {3, 4}};
     for (int c = 0; c < 4; c++)
         check_options(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3,
-                      (gpu_dev_options){0, 1000, order[c][0], order[c][1]});
+                      (gpu_dev_options){0, 1000, order[c][0], order[c][1], test_cache()});
 }
 
 /* A grid setting out of range is an error that names it, not a silent default. */
@@ -136,7 +144,8 @@ Test(gpu_engine, bad_grid_setting_is_an_error)
     need_gpu();
     grammar *g;
     cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1", &g), CKY_OK);
-    const gpu_dev_options bad[] = {{0, 0, 9, -1}, {0, 0, 0, -2}, {0, 0, 0, (1 << 20) + 1}};
+    const gpu_dev_options bad[] = {{0, 0, 9, -1, NULL}, {0, 0, 0, -2, NULL},
+                                   {0, 0, 0, (1 << 20) + 1, NULL}};
     const char *what[] = {"tiles per thread block", "tiles per chunk", "tiles per chunk"};
     for (int k = 0; k < 3; k++) {
         gpu_engine *gpu = NULL;
