@@ -46,6 +46,9 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     const decode_def *dec = decode_get(opt->decoder);
     if (!dec)
         return cky_fail(CKY_ERR_ARG, "unknown decoder %d", (int)opt->decoder);
+    if (opt->engine == PARSER_ENGINE_GPU && opt->decoder != PARSER_DECODER_VITERBI)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "the gpu engine has no device part for the %s "
+                        "decoder", dec->name);
     parser *p = calloc(1, sizeof *p);
     if (!p)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");

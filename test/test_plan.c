@@ -1,6 +1,7 @@
-/* The plan (parser/plan.h): its counts, by the one rule, against the items it lists and
- * against a brute-force enumeration of every split; segment order and cell numbering; and
- * the engine's span-length loop (parser/engine.h) in both directions. */
+/* The seams of the parser: the plan (parser/plan.h), its counts, by the one rule, against the
+ * items it lists and against a brute-force enumeration of every split, segment order and
+ * cell numbering; the engine's span-length loop (parser/engine.h) in both directions; the
+ * decoder table (parser/decode.h); the invariant check (CKY_ASSERT). */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <string.h>
 
 #include "../chart/chart.h"
+#include "../parser/decode.h"
 #include "../parser/engine.h"
 #include "../parser/plan.h"
 
@@ -169,4 +171,21 @@ Test(status, assert_broken_aborts, .signal = SIGABRT)
 {
     int two = 2;
     CKY_ASSERT(two == 3, "two is %d", two);
+}
+
+/* The decoder table (parser/decode.h): the Viterbi decoder asks for the inside pass; an
+ * unknown decoder is refused by decode_get and by parser_new. */
+Test(decode, table_and_unknown_decoder)
+{
+    const decode_def *v = decode_get(PARSER_DECODER_VITERBI);
+    cr_assert_not_null(v);
+    cr_assert_str_eq(v->name, "viterbi");
+    cr_assert_eq(v->passes, 1u << ENGINE_PASS_INSIDE);
+    cr_assert_null(decode_get((parser_decoder)99));
+    parser_options o = parser_default_options();
+    cr_assert_eq(o.decoder, PARSER_DECODER_VITERBI);
+    o.decoder = (parser_decoder)99;
+    parser *p = NULL;
+    cr_assert_eq(parser_new(NULL, &o, &p), CKY_ERR_ARG);
+    cr_assert_null(p);
 }
