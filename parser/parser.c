@@ -43,6 +43,8 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
 {
     if (opt->max_length < 1)
         return cky_fail(CKY_ERR_ARG, "max length must be at least 1 (got %d)", opt->max_length);
+    if ((unsigned)opt->engine > PARSER_ENGINE_GPU)
+        return cky_fail(CKY_ERR_ARG, "unknown engine %d", (int)opt->engine);
     const decode_def *dec = decode_get(opt->decoder);
     if (!dec)
         return cky_fail(CKY_ERR_ARG, "unknown decoder %d", (int)opt->decoder);
@@ -128,6 +130,14 @@ static void *worker(void *arg)
         if (jb->out[k].outcome == PARSE_OK)
             parse_one_ref(jb->p, &jb->s[k], &jb->out[k]);
     }
+}
+
+/* The ref engine parses one sentence per worker thread. */
+static cky_status parse_ref(parser *p, const sentence *s, int n, parse_result *out, int todo)
+{
+    job jb = {p, s, out, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    workers_run(p->opt.threads < todo ? p->opt.threads : todo, worker, &jb);
+    return CKY_OK;
 }
 
 /* The sentences still to parse (outcome PARSE_OK so far): batch[0..m) and their positions. */
@@ -222,11 +232,9 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
         else
             todo++;
     }
-    if (p->cpu)
-        return parse_cpu(p, s, n, out, todo);
-    if (p->gpu)
-        return parse_gpu(p, s, n, out, todo);
-    job jb = {p, s, out, n, 0, PTHREAD_MUTEX_INITIALIZER};
-    workers_run(p->opt.threads < todo ? p->opt.threads : todo, worker, &jb);
-    return CKY_OK;
+    static cky_status (*const engine_parse[])(parser *, const sentence *, int, parse_result *,
+                                              int) = {[PARSER_ENGINE_REF] = parse_ref,
+                                                      [PARSER_ENGINE_CPU] = parse_cpu,
+                                                      [PARSER_ENGINE_GPU] = parse_gpu};
+    return engine_parse[p->opt.engine](p, s, n, out, todo);
 }
