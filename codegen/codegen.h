@@ -40,9 +40,9 @@
  * code block 0 over all tiles, then code block 1, and so on. With chunk > 0, the blocks'
  * tile groups come in chunks of `chunk` and the thread blocks run code block by code block
  * over one chunk, then over the next chunk: the code blocks of one tile run close in time,
- * while its rows may still be in L1 or L2. On the GPU the parent workspace
- * holds int32 keys, not floats: key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff), which
- * orders like v as a signed int and is its own inverse; parents are combined with an
+ * while its rows may still be in L1 or L2. On the GPU the parent workspace holds int32
+ * keys, not floats (util/floatkey.h): key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff),
+ * which orders like v as a signed int and is its own inverse; parents are combined with an
  * integer atomic max of the key, so the workspace starts as CODEGEN_KEY_NINF (the key of
  * -inf). Host: the function loops over its code blocks and work items 0..n-1 itself, on
  * floats. */
