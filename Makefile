@@ -41,7 +41,7 @@ ifneq ($(V),1)
 Q := @
 endif
 
-MODULES  := util grammar corpus_tools parser viterbi codegen kernels
+MODULES  := util grammar corpus_tools chart parser viterbi codegen kernels
 LIB_SRC  := $(wildcard $(addsuffix /*.c,$(MODULES)))
 CU_SRC   := $(wildcard kernels/*.cu)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)

@@ -233,6 +233,8 @@ int cli_bench(int argc, char **argv)
     if (!gpath || !input)
         return cli_usage_error("bench", "give a grammar (-g) and an input file (-i)");
     popt.max_length = maxlen;
+    if (cli_gpu_env("bench", &popt))
+        return 1;
     sentence *s = NULL;
     int n = 0, rc = 0;
     long words = 0;

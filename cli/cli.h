@@ -4,6 +4,8 @@
 #ifndef CKY_CLI_H
 #define CKY_CLI_H
 
+#include "../parser/parser.h"
+
 int cli_parse(int argc, char **argv);   /* cky parse   (cli/parse.c) */
 int cli_eval(int argc, char **argv);    /* cky eval    (cli/eval.c) */
 int cli_lexicon(int argc, char **argv); /* cky lexicon (cli/lexicon.c) */
@@ -16,6 +18,11 @@ int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* *out = the decimal integer `s` if it is all digits (optionally signed) and in lo..hi:
  * returns 1; else 0 and *out unchanged. */
 int cli_int(const char *s, int lo, int hi, int *out);
+
+/* The GPU engine's grid settings from the environment into o: CKY_GPU_BLOCK_TILES (tiles per
+ * thread block, 1 to 8) and CKY_GPU_CHUNK (tiles per chunk, 0 to 2^20), each when set.
+ * Returns 0, or 1 after an error on stderr naming the variable and its value. */
+int cli_gpu_env(const char *cmd, parser_options *o);
 
 /* Print a usage error and "try 'cky CMD --help'"; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

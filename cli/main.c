@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "../parser/gpu_dev.h"
 
 static const struct command {
     const char *name;
@@ -49,6 +50,26 @@ int cli_int(const char *s, int lo, int hi, int *out)
         return 0;
     *out = (int)v;
     return 1;
+}
+
+int cli_gpu_env(const char *cmd, parser_options *o)
+{
+    const struct {
+        const char *name, *what;
+        int lo, hi;
+        int *out;
+    } vars[] = {
+        {"CKY_GPU_BLOCK_TILES", "tiles per thread block", 1, 8, &o->block_tiles},
+        {"CKY_GPU_CHUNK", "tiles per chunk; 0: each code block over all tiles", 0,
+         GPU_DEV_MAX_CHUNK, &o->chunk},
+    };
+    for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
+        const char *text = getenv(vars[k].name);
+        if (text && !cli_int(text, vars[k].lo, vars[k].hi, vars[k].out))
+            return cli_error(cmd, "%s='%s': want %d to %d (%s)", vars[k].name, text,
+                             vars[k].lo, vars[k].hi, vars[k].what);
+    }
+    return 0;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

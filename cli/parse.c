@@ -189,6 +189,8 @@ static int read_options(int argc, char **argv, options *o)
         if (o->popt.engine == PARSER_ENGINE_CPU)
             fprintf(stderr, "cky parse: no usable GPU: parsing with the CPU engine\n");
     }
+    if (o->popt.engine == PARSER_ENGINE_GPU && cli_gpu_env("parse", &o->popt))
+        return 1;
     return 0;
 }
 

@@ -40,9 +40,9 @@
  * code block 0 over all tiles, then code block 1, and so on. With chunk > 0, the blocks'
  * tile groups come in chunks of `chunk` and the thread blocks run code block by code block
  * over one chunk, then over the next chunk: the code blocks of one tile run close in time,
- * while its rows may still be in L1 or L2. On the GPU the parent workspace
- * holds int32 keys, not floats: key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff), which
- * orders like v as a signed int and is its own inverse; parents are combined with an
+ * while its rows may still be in L1 or L2. On the GPU the parent workspace holds int32
+ * keys, not floats (util/floatkey.h): key(v) = bits(v) ^ ((bits(v) >> 31) & 0x7fffffff),
+ * which orders like v as a signed int and is its own inverse; parents are combined with an
  * integer atomic max of the key, so the workspace starts as CODEGEN_KEY_NINF (the key of
  * -inf). Host: the function loops over its code blocks and work items 0..n-1 itself, on
  * floats. */
@@ -52,11 +52,16 @@
 #include <stddef.h>
 
 #include "../grammar/grammar.h"
+#include "../util/floatkey.h"
 #include "../util/status.h"
 
 #define CODEGEN_VERSION "cky-codegen-9" /* part of every cache key: bump when output changes */
 #define CODEGEN_THREADS 128             /* work items (threads) per workspace tile */
-#define CODEGEN_KEY_NINF 0x807fffff     /* key(-inf): see the GPU workspace contract */
+#define CODEGEN_KEY_NINF FLOATKEY_NINF  /* key(-inf): see the GPU workspace contract */
+
+/* The semiring of the generated binary rules: max-plus (Viterbi: parent = max over rules of
+ * (left + right) + w). Sum-product (inside scores for max-rule) comes next. */
+typedef enum codegen_semiring { CODEGEN_SEMIRING_MAX_PLUS = 0 } codegen_semiring;
 
 /* ---- classes: class-local substate numbering ---- */
 
@@ -179,7 +184,7 @@ void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size);
  * block of that many threads (0: as many as the register file allows for the kernel's
  * max_live, codegen_blocks_per_sm). */
 cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm,
-                               char **src);
+                               codegen_semiring sr, char **src);
 
 /* ---- compilation ---- */
 
@@ -205,6 +210,7 @@ typedef struct codegen_options {
     int threads;           /* parallel compilations; 0 = number of online cores */
     unsigned families;     /* bit f set: compile family f (default all); the others are
                               partitioned only, their kernels have no cubin and no host code */
+    codegen_semiring semiring; /* of the kernels' rules (default max-plus) */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);

@@ -77,7 +77,7 @@ static cky_status job_dump(const char *dir, const char *name, const char *src)
 /* Hash of the emitter's text for a small fixed kernel of two code blocks: an edit of the
  * emitter that changes its output changes every kernel key, even before CODEGEN_VERSION is
  * bumped (kernel keys no longer hash the source itself). */
-static cky_status emitter_fingerprint(uint64_t *out)
+static cky_status emitter_fingerprint(codegen_semiring sr, uint64_t *out)
 {
     codegen_rule rule[] = {{0, 0, 0, -1.5f}, {1, 0, 0, -2.25f}, {0, 1, 2, -0.5f},
                            {2, 2, 1, -3.0f}};
@@ -97,7 +97,7 @@ static cky_status emitter_fingerprint(uint64_t *out)
     p.block = block;
     p.max_live = 5;
     char *src = NULL;
-    cky_status st = codegen_emit_kernel(&p, 0, 0, &src);
+    cky_status st = codegen_emit_kernel(&p, 0, 0, sr, &src);
     if (!st)
         *out = codegen_hash_str(CODEGEN_FNV_INIT, src);
     free(src);
@@ -129,7 +129,7 @@ static cky_status job_source(pool *pl, job *j, char **src)
 {
     if (*src)
         return CKY_OK;
-    return codegen_emit_kernel(&pl->prog->part[j->family], j->k, 0, src);
+    return codegen_emit_kernel(&pl->prog->part[j->family], j->k, 0, pl->opt->semiring, src);
 }
 
 static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, char **src)
@@ -163,7 +163,7 @@ static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, 
         char *retry = NULL;
         const char *text = *src;
         if (blocks != codegen_blocks_per_sm(c->max_live) &&
-            !(st = codegen_emit_kernel(p, j->k, blocks, &retry)))
+            !(st = codegen_emit_kernel(p, j->k, blocks, pl->opt->semiring, &retry)))
             text = retry;
         if (!st) {
             free(c->cubin);
@@ -340,7 +340,7 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     st = compile_partition(g, o, &pl);
     prog->partition_seconds = now_seconds() - t0;
     if (!st && cache && (o->gpu || o->host)) /* only cache keys need it */
-        st = emitter_fingerprint(&pl.emitter);
+        st = emitter_fingerprint(o->semiring, &pl.emitter);
     if (st)
         goto done;
     codegen_nvrtc_version(pl.nvrtc, sizeof pl.nvrtc);

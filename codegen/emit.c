@@ -75,7 +75,8 @@ void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size)
     snprintf(buf, size, "cky_%s_k%d", codegen_family_name(id), k);
 }
 
-static const char prelude[] =
+/* The macros that make one kernel text CUDA C and host C, for the max-plus semiring. */
+static const char prelude_max_plus[] =
     "#ifdef __CUDACC__\n"
     "#define CKY_MAX(a, b) fmaxf(a, b)\n"
     "#define CKY_BLOCK static __device__ __forceinline__ void\n"
@@ -93,7 +94,7 @@ static const char prelude[] =
     "#define CKY_STORE(addr, v) cky_store_key((int *)(addr), __float_as_int(v))\n"
     "static __device__ __forceinline__ void cky_store_key(int *addr, int b)\n"
     "{\n"
-    "    atomicMax(addr, b ^ ((b >> 31) & 0x7fffffff));\n"
+    "    atomicMax(addr, " FLOATKEY_TEXT(b) ");\n"
     "}\n"
     "#else\n"
     "#define CKY_MAX(a, b) ((a) > (b) ? (a) : (b))\n"
@@ -169,8 +170,15 @@ static cky_status emit_block(text *t, const codegen_partition *p, const char *na
     return CKY_OK;
 }
 
-cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm, char **src)
+/* The prelude of each semiring: its max (CKY_MAX) and its store into the parent workspace
+ * (CKY_STORE). */
+static const char *const prelude[] = {[CODEGEN_SEMIRING_MAX_PLUS] = prelude_max_plus};
+
+cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm,
+                               codegen_semiring sr, char **src)
 {
+    if ((unsigned)sr >= sizeof prelude / sizeof *prelude)
+        return cky_fail(CKY_ERR_ARG, "codegen: no kernel text for semiring %d", (int)sr);
     const codegen_kernel *kn = &p->kernel[k];
     char name[32];
     codegen_kernel_name(p->family, k, name, sizeof name);
@@ -200,7 +208,7 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
                 "   parent[p][t] = max(parent[p][t], (left[l][t] + right[r][t]) + w) for each "
                 "rule (p, l, r, w) */\n#define CKY_ROW_BYTES %d\n%s",
                 name, CODEGEN_VERSION, codegen_family_name(p->family), kn->nblock, kn->nrule,
-                CODEGEN_THREADS * (int)sizeof(float), prelude);
+                CODEGEN_THREADS * (int)sizeof(float), prelude[sr]);
     for (int b = kn->first_block; b < kn->first_block + kn->nblock && !st; b++)
         st = emit_block(&t, p, name, b, flags, mark);
     text_printf(&t,

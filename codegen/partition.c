@@ -44,8 +44,7 @@ codegen_shape codegen_shape_auto(long nrule)
     long blocks = (nrule + PARTITION_BLOCK_RULES - 1) / PARTITION_BLOCK_RULES;
     /* minor cubes narrow in R: a code block keeps its left rows one at a time and caches
      * its right rows (schedule.h), and a quarter of the kernel's right rows mostly fit that
-     * cache (eng-sm6-shape XX: 42,554 row loads per work item against 75,197 with 2x2x2;
-     * docs/performance.md) */
+     * cache (fewer row loads per work item than 2x2x2: counts in docs/performance.md) */
     if (blocks >= 8)
         s.minor[0] = 2, s.minor[2] = 4;
     else if (blocks >= 4)

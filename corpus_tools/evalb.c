@@ -399,8 +399,6 @@ cky_status evalb_add_trees(evalb *e, const tree *gold, const tree *test)
     return st;
 }
 
-int evalb_stopped(const evalb *e) { return e->stopped; }
-
 static void totals_summary(const totals *t, evalb_summary *s)
 {
     int valid = t->sent - t->error - t->skip;

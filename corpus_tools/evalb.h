@@ -57,9 +57,6 @@ void evalb_add_line(evalb *e, const char *gold, const char *test);
 /* Score two trees as the lines tree_write_line() gives them (NULL is "(())", a skip). */
 cky_status evalb_add_trees(evalb *e, const tree *gold, const tree *test);
 
-/* 1 once an error message past the limit stopped scoring (EVALB's exit(1)). */
-int evalb_stopped(const evalb *e);
-
 /* End of input: `more_gold` / `more_test` say that the gold / test input had lines left
  * over (EVALB's "Number of lines unmatch" message). Prints the totals and summary unless
  * stopped. Returns EVALB's exit status: 0, or 1 when stopped by the error limit. */

@@ -38,8 +38,8 @@ char *text_lines_next(text_lines *it, size_t *len)
 /* ---- the lexicon ------------------------------------------------------------------- */
 
 /* Weight of the signature's lines for a known word's unseen tags: between Berkeley's 0.1 and
- * 0.0001, chosen by measured agreement with the Berkeley parser on the dev sample (sample-sm3:
- * 398 of 433 trees identical with 0.1, 406 with 0.01; sample-sm5: 361 and 366). */
+ * 0.0001, chosen by measured agreement with the Berkeley parser on the dev sample (the
+ * figures: docs/performance.md, "Measurements kept out of the code"). */
 #define LEXICON_TEXT_BACKOFF 0.01
 
 typedef struct lex_entry {

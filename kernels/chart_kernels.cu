@@ -4,6 +4,7 @@
  * The arithmetic is CHART_FLOAT's: one float add per unary, max by comparison. */
 #include <math.h>
 
+#include "../util/floatkey.h"
 #include "kernels.h"
 
 #define TILE 32 /* gather/reduce tiles: 32 work items x 32 rows, 32 x 8 threads */
@@ -85,7 +86,7 @@ static __global__ void reduce(const int *__restrict__ ws, long long wtile, int n
     for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* read along work items */
         int xr = x0 + k;
         int key = t < n && xr < rows ? ws[ws_at(xr, t, wtile)] : 0;
-        tile[k][threadIdx.x] = t < n && xr < rows ? __int_as_float(key ^ ((key >> 31) & 0x7fffffff))
+        tile[k][threadIdx.x] = t < n && xr < rows ? __int_as_float(floatkey(key))
                                                   : -INFINITY; /* the key is its own inverse */
     }
     __syncthreads();

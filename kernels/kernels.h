@@ -3,10 +3,10 @@
  * The device chart of a batch (shared by every kernel here and by the GPU Viterbi):
  *   - nsub = grammar.nsub_total float32 scores per cell layer, indexed by global substate id;
  *   - sentence s has n[s] words and owns cells cell0[s] .. cell0[s] + n(n+1)/2 - 1 of the
- *     batch; cell (i, j) of s is cell0[s] + chart_cell(n[s], i, j) (parser/chart.h order);
+ *     batch; cell (i, j) of s is cell0[s] + chart_cell(n[s], i, j) (chart/chart.h order);
  *   - pre[cell * nsub + id] is the pre-unary layer (lexical scores in one-word cells, the
  *     best binary derivation above), post[cell * nsub + id] the post-unary layer;
- *   - -inf is impossible; the arithmetic is CHART_FLOAT's (parser/chart.h), so a device
+ *   - -inf is impossible; the arithmetic is CHART_FLOAT's (chart/chart.h), so a device
  *     chart equals, value for value, the float chart of the CPU engine.
  *
  * Workspaces are the generated kernels' GPU layout (codegen/codegen.h): tiles of

@@ -12,19 +12,14 @@
  * search r - 2, before the barrier of search r, after which search r + 1 starts. */
 #include "viterbi_gpu.h"
 
+#include "../chart/cell.h"
+
 #include <climits>
 #include <cmath>
 
 namespace {
 
 constexpr int KV_THREADS = 128; /* the paper's choice */
-
-/* Cell (i, j) of an n-word sentence in parser/chart.h order. */
-__device__ __forceinline__ long long cell_index(int n, int i, int j)
-{
-    long long d = j - i;
-    return (d - 1) * n - (d - 1) * (d - 2) / 2 + i;
-}
 
 /* Block-wide minimum of v (INT_MAX: no match); every thread gets the result. */
 __device__ __forceinline__ int block_min(int v, int *slot, int &round)
@@ -54,7 +49,7 @@ kviterbi_kernel(kviterbi_csr t, const float *__restrict__ pre, const float *__re
     }
     const long long c0 = cell0_of[s];
     const size_t ns = (size_t)nsub;
-    if (post[(size_t)(c0 + cell_index(n, 0, n)) * ns + t.root] == -INFINITY) {
+    if (post[(size_t)(c0 + (long long)chart_cell(n, 0, n)) * ns + t.root] == -INFINITY) {
         if (tid == 0)
             status[s] = KVITERBI_NO_PARSE;
         return;
@@ -75,7 +70,7 @@ kviterbi_kernel(kviterbi_csr t, const float *__restrict__ pre, const float *__re
         const int width = nodes[p].width;
         const int top = t.sub_offset[nodes[p].top_sym] + nodes[p].top_sub;
         const int j = i + width;
-        const size_t cell = (size_t)(c0 + cell_index(n, i, j)) * ns;
+        const size_t cell = (size_t)(c0 + (long long)chart_cell(n, i, j)) * ns;
         const float *cpre = pre + cell;
 
         /* unary step */
@@ -112,8 +107,8 @@ kviterbi_kernel(kviterbi_csr t, const float *__restrict__ pre, const float *__re
         const int e0 = t.bin_first[bot], e1 = t.bin_first[bot + 1];
         int k = i + 1, best = INT_MAX;
         for (; k < j; k++) {
-            const float *L = post + (size_t)(c0 + cell_index(n, i, k)) * ns;
-            const float *R = post + (size_t)(c0 + cell_index(n, k, j)) * ns;
+            const float *L = post + (size_t)(c0 + (long long)chart_cell(n, i, k)) * ns;
+            const float *R = post + (size_t)(c0 + (long long)chart_cell(n, k, j)) * ns;
             int mine = INT_MAX;
             for (int e = e0 + tid; e < e1; e += KV_THREADS)
                 if (__fadd_rn(__fadd_rn(L[t.bin_left[e]], R[t.bin_right[e]]), t.bin_w[e]) ==

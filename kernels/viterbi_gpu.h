@@ -10,7 +10,7 @@
  *   - binary step: split k = i + 1, i + 2, ... in turn; over the binary entries (left, right,
  *     w) of the parent substate, the smallest (global left id, global right id) whose float
  *     (post[left] + post[right]) + w equals pre; the first split with a match wins.
- * The arithmetic is CHART_FLOAT's (parser/chart.h): w is the grammar's double score cast to
+ * The arithmetic is CHART_FLOAT's (chart/chart.h): w is the grammar's double score cast to
  * float, and the two adds are done in that order, rounded to nearest, never fused.
  *
  * The tables are CSR arrays over global parent substate ids, built on the host from the

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine.h"
+#include "plan.h"
 #include "ref.h"
 
 #define DEFAULT_WIDTH 512 /* work items per workspace */
@@ -23,11 +25,6 @@ struct cpu_engine {
     size_t ws_size;               /* floats per workspace, guards excluded */
     double evaluations;
 };
-
-/* A work item: parent cell (i, j) of sentence s, split k. */
-typedef struct item {
-    int s, i, k, j;
-} item;
 
 /* A buffer of n floats between two guard regions of sentinel NaNs. */
 static float *guarded_alloc(size_t n)
@@ -60,20 +57,21 @@ static cky_status guard_check(const float *b, size_t n, const char *what)
     return CKY_OK;
 }
 
-cky_status cpu_engine_new(const grammar *g, int threads, int width, cpu_engine **out)
+cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *opt, cpu_engine **out)
 {
     cpu_engine *e = calloc(1, sizeof *e);
     if (!e)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     e->g = g;
-    e->threads = threads > 0 ? threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    e->threads = opt->threads > 0 ? opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (e->threads < 1)
         e->threads = 1;
-    e->width = width > 0 ? width : DEFAULT_WIDTH;
+    e->width = opt->width > 0 ? opt->width : DEFAULT_WIDTH;
     codegen_options o;
     codegen_options_default(&o);
     o.gpu = 0;
     o.host = 1;
+    o.cache_dir = opt->cache_dir;
     cky_status st = codegen_compile(g, &o, &e->prog);
     if (st) {
         free(e);
@@ -144,15 +142,18 @@ static void *run_slice(void *arg)
 }
 
 /* Run every kernel of family f over columns [0, n), split among the threads. */
-#define MAX_THREADS 64
 static cky_status run_family(cpu_engine *e, codegen_family_id f, int n)
 {
     int nt = e->threads < n ? e->threads : n;
-    if (nt > MAX_THREADS)
-        nt = MAX_THREADS;
-    slice sl[MAX_THREADS];
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
+    slice *sl = malloc((size_t)nt * sizeof *sl);
+    pthread_t *tid = malloc((size_t)nt * sizeof *tid);
+    int *started = calloc((size_t)nt, sizeof *started);
+    if (!sl || !tid || !started) {
+        free(sl);
+        free(tid);
+        free(started);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory for %d threads", nt);
+    }
     for (int t = 0; t < nt; t++) {
         int first = (int)((long)n * t / nt), last = (int)((long)n * (t + 1) / nt);
         sl[t] = (slice){e, f, first, last - first};
@@ -166,6 +167,9 @@ static cky_status run_family(cpu_engine *e, codegen_family_id f, int n)
         else
             run_slice(&sl[t]); /* no thread could be started for it: do it here */
     }
+    free(sl);
+    free(tid);
+    free(started);
     e->evaluations += (double)n * e->prog->part[f].nrule;
     cky_status st = guard_check(e->left, e->ws_size, "left");
     if (!st)
@@ -173,78 +177,106 @@ static cky_status run_family(cpu_engine *e, codegen_family_id f, int n)
     return st ? st : guard_check(e->parent, e->ws_size, "parent");
 }
 
-/* Work items of family f for the cells of span length d of every sentence. */
-static int list_items(codegen_family_id f, chart **ch, int nsent, int d, item *items)
+/* The charts of one batch being filled, and room for the items of one plan segment. */
+typedef struct batch {
+    cpu_engine *e;
+    chart **ch;
+    int *left, *right, *parent, *sent;
+} batch;
+
+/* The post-/pre-unary score vector of batch cell `cell` of sentence k. */
+static double *cell_post(const batch *b, const plan *p, int k, int cell)
 {
-    int n = 0;
-    for (int s = 0; s < nsent; s++)
-        for (int i = 0; i + d <= ch[s]->n; i++)
-            for (int k = i + 1; k < i + d; k++)
-                if (codegen_family_has_split(f, i, k, i + d))
-                    items[n++] = (item){s, i, k, i + d};
-    return n;
+    return b->ch[k]->post + (size_t)(cell - p->cell0[k]) * b->ch[k]->nsub;
+}
+static double *cell_pre(const batch *b, const plan *p, int k, int cell)
+{
+    return b->ch[k]->pre + (size_t)(cell - p->cell0[k]) * b->ch[k]->nsub;
 }
 
-/* All binary work of span length d over the batch: family by family, a workspace at a time:
+/* The binary step (engine.h): family f over the items of span d, a workspace at a time:
  * copy-transpose the children in, run the kernels, max-reduce the parents out. */
-static cky_status fill_span(cpu_engine *e, chart **ch, int nsent, int d, item *items)
+static cky_status cpu_binary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                             int d, codegen_family_id f)
 {
+    batch *b = ctx;
+    cpu_engine *e = b->e;
+    if (e->prog->part[f].nrule == 0)
+        return CKY_OK;
     const codegen_classes *cls = &e->prog->classes;
     size_t parent_size = (size_t)cls->n[CODEGEN_X] * e->width;
-    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-        if (e->prog->part[f].nrule == 0)
-            continue;
-        codegen_class lc = codegen_family_left(f), rc = codegen_family_right(f);
-        int nitem = list_items(f, ch, nsent, d, items);
-        for (int first = 0; first < nitem; first += e->width) {
-            int n = nitem - first < e->width ? nitem - first : e->width;
-            const item *it = items + first;
-            for (size_t m = 0; m < parent_size; m++)
-                e->parent[m] = -INFINITY;
-            for (int t = 0; t < n; t++) {
-                const chart *c = ch[it[t].s];
-                gather(cls, lc, chart_post(c, it[t].i, it[t].k), e->left, t, e->width);
-                gather(cls, rc, chart_post(c, it[t].k, it[t].j), e->right, t, e->width);
-            }
-            cky_status st = run_family(e, f, n);
-            if (st)
-                return st;
-            for (int t = 0; t < n; t++)
-                reduce(cls, e->parent, t, e->width, chart_pre(ch[it[t].s], it[t].i, it[t].j));
+    codegen_class lc = codegen_family_left(f), rc = codegen_family_right(f);
+    int nitem = (int)p->bin[d * CODEGEN_NFAMILY + f].count;
+    plan_fill_items(p, d, f, b->left, b->right, b->parent, b->sent);
+    for (int first = 0; first < nitem; first += e->width) {
+        int n = nitem - first < e->width ? nitem - first : e->width;
+        const int *left = b->left + first, *right = b->right + first;
+        const int *parent = b->parent + first, *sent = b->sent + first;
+        for (size_t m = 0; m < parent_size; m++)
+            e->parent[m] = -INFINITY;
+        for (int t = 0; t < n; t++) {
+            gather(cls, lc, cell_post(b, p, sent[t], left[t]), e->left, t, e->width);
+            gather(cls, rc, cell_post(b, p, sent[t], right[t]), e->right, t, e->width);
         }
+        cky_status st = run_family(e, f, n);
+        if (st)
+            return st;
+        for (int t = 0; t < n; t++)
+            reduce(cls, e->parent, t, e->width, cell_pre(b, p, sent[t], parent[t]));
     }
     return CKY_OK;
 }
 
+/* The unary step (engine.h): the closed unary step over every cell of span d. */
+static cky_status cpu_unary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                            int d)
+{
+    batch *b = ctx;
+    for (int k = 0; k < p->n; k++)
+        for (int i = 0; i + d <= p->len[k]; i++)
+            ref_close_unary(b->e->g, b->ch[k], i, i + d);
+    return CKY_OK;
+}
+
+static const engine_ops cpu_ops = {cpu_binary, cpu_unary, NULL};
+
 cky_status cpu_engine_parse(cpu_engine *e, const sentence *s, int n, chart **out)
 {
     chart **ch = calloc((size_t)(n ? n : 1), sizeof *ch);
-    if (!ch)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    cky_status st = CKY_OK;
-    long max_items = 1;
-    int maxn = 0;
+    int *len = malloc((size_t)(n ? n : 1) * sizeof *len);
+    plan p = {0};
+    batch b = {e, ch, NULL, NULL, NULL, NULL};
+    cky_status st = !ch || !len ? cky_fail(CKY_ERR_NOMEM, "out of memory") : CKY_OK;
     for (int k = 0; k < n && !st; k++) {
+        len[k] = s[k].n;
         st = chart_new(s[k].n, e->g->nsub_total, CHART_FLOAT, &ch[k]);
         if (!st)
             st = ref_fill_lexical(e->g, ch[k], s[k].words);
-        max_items += (long)s[k].n * s[k].n;
-        if (s[k].n > maxn)
-            maxn = s[k].n;
     }
-    item *items = st ? NULL : malloc((size_t)max_items * sizeof *items);
+    if (!st)
+        st = engine_check_pass("cpu", ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS);
+    if (!st)
+        st = plan_new(len, n, &p);
+    long most = 1; /* items of the largest segment */
+    for (int d = 2; d <= p.maxn; d++)
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            if (p.bin[d * CODEGEN_NFAMILY + f].count > most)
+                most = p.bin[d * CODEGEN_NFAMILY + f].count;
+    int *items = st ? NULL : malloc((size_t)most * 4 * sizeof *items);
     if (!st && !items)
         st = cky_fail(CKY_ERR_NOMEM, "out of memory for work items");
-    for (int d = 1; d <= maxn && !st; d++) {
-        if (d >= 2 && (st = fill_span(e, ch, n, d, items)))
-            break;
-        for (int k = 0; k < n; k++)
-            for (int i = 0; i + d <= ch[k]->n; i++)
-                ref_close_unary(e->g, ch[k], i, i + d);
+    if (!st) {
+        b.left = items;
+        b.right = items + most;
+        b.parent = items + 2 * most;
+        b.sent = items + 3 * most;
+        st = engine_run_pass(&cpu_ops, &b, &p, ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS);
     }
     free(items);
+    plan_free(&p);
+    free(len);
     if (st) {
-        for (int k = 0; k < n; k++)
+        for (int k = 0; k < n && ch; k++)
             chart_free(ch[k]);
     } else {
         memcpy(out, ch, (size_t)n * sizeof *ch);

@@ -9,14 +9,21 @@
 #define CKY_PARSER_CPU_H
 
 #include "../codegen/codegen.h"
-#include "chart.h"
+#include "../chart/chart.h"
 #include "sentence.h"
 
 typedef struct cpu_engine cpu_engine;
 
-/* Compile (or fetch from the cache) the host kernels of g and set up `threads` workers
- * (0: one per core) with workspaces of `width` work items (0: default). */
-cky_status cpu_engine_new(const grammar *g, int threads, int width, cpu_engine **out);
+/* Settings of the cpu engine (parser_options fills them; tests set them directly). */
+typedef struct cpu_engine_options {
+    int threads;           /* worker threads (0: one per core) */
+    int width;             /* work items per workspace (0: default, 512) */
+    const char *cache_dir; /* kernel cache (NULL: $CKY_CACHE, else ~/.cache/cky; "off") */
+} cpu_engine_options;
+
+/* Compile (or fetch from the cache) the host kernels of g and set up the workers and
+ * workspaces of o. */
+cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *o, cpu_engine **out);
 
 /* Fill charts for n sentences (each with at least one word): out[k] is a new CHART_FLOAT
  * chart of s[k]. On failure no chart is returned. */

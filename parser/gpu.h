@@ -1,60 +1,48 @@
-/* gpu: the GPU engine, the scheduler of the paper (§3) on an NVIDIA GPU.
+/* gpu: the GPU engine, the scheduler of the paper (§3) on NVIDIA GPUs.
  *
- * A batch of sentences gets device charts (kernels/kernels.h layout). Lexical scores are
- * computed on the host and copied into the one-word cells; then for each span length d,
- * over all sentences of the batch: the work items (sentence, parent cell, left cell, right
- * cell) of each family (XX for every split, XT/TX where the right/left child is one word,
- * TT for two-word spans) are taken `width` at a time: the child vectors are copy-transposed
- * into symbol-major workspaces, the family's generated kernels (codegen/, NVRTC cubins) run
- * over them, and the parent workspace is max-reduced into the cells' pre-unary layer with
- * atomics; then the closed unary step fills the post-unary layer of the span's cells.
- * Finally the GPU Viterbi (kernels/viterbi_gpu.h) extracts every best tree.
+ * A batch of sentences is cut into sub-batches that fit the device memory (an
+ * out-of-memory error halves the sub-batch instead of failing). For each sub-batch the
+ * engine lays out the work (parser/plan.h) on host threads, computes the lexical scores on
+ * the host and copies them into the one-word cells of the device charts, runs the inside
+ * pass on the device (parser/gpu_dev.h, through the span-length loop of parser/engine.h),
+ * and hands the device charts to a decoder (gpu_decoder), which reads its results off
+ * them. The engine holds one device now; the plan and the decoder seam are what several
+ * devices will share.
  *
  * The charts are CHART_FLOAT charts bit-identical to the CPU engine's (same float adds,
- * exact order-independent max), so trees and root scores are identical too. Work is cut
- * into sub-batches that fit the device memory; an out-of-memory error halves the
- * sub-batch instead of failing. */
+ * exact order-independent max), so trees and root scores are identical too. */
 #ifndef CKY_PARSER_GPU_H
 #define CKY_PARSER_GPU_H
 
 #include "../grammar/grammar.h"
-#include "../viterbi/viterbi.h"
-#include "chart.h"
+#include "gpu_dev.h"
+#include "plan.h"
 #include "sentence.h"
 
 typedef struct gpu_engine gpu_engine;
 
-/* Where the time goes (seconds, summed over parses since the engine was made). Device stages
- * are measured with CUDA events when profiling is on (gpu_engine_profile), host stages
- * with the wall clock. */
-typedef enum gpu_stage {
-    GPU_STAGE_LEXICON,   /* lexical scores on the host, and their upload */
-    GPU_STAGE_HOST,      /* work item lists and other host work */
-    GPU_STAGE_TRANSFER,  /* uploads of work items and downloads of results */
-    GPU_STAGE_GATHER,    /* copy-transpose into the workspaces (and -inf fills) */
-    GPU_STAGE_XX, GPU_STAGE_XT, GPU_STAGE_TX, GPU_STAGE_TT, /* the generated kernels */
-    GPU_STAGE_REDUCE,    /* atomic max into the chart */
-    GPU_STAGE_UNARY,     /* the closed unary step */
-    GPU_STAGE_VITERBI,   /* tree extraction */
-    GPU_NSTAGE
-} gpu_stage;
+/* A decoder on the device: what it reads off the device charts of each sub-batch. The
+ * sentences of a sub-batch are first .. first + p->n - 1 of the batch given to
+ * gpu_engine_parse; the device's items (gpu_items) hold the sub-batch's root cells. */
+typedef struct gpu_decoder {
+    void *ctx;
+    /* Before the passes: make room for the sub-batch and enqueue its uploads on d's
+     * stream (the engine synchronizes). */
+    cky_status (*prepare)(void *ctx, gpu_dev *d, const plan *p, const sentence *s, int first);
+    /* After the passes: decode and download the results of the sub-batch. */
+    cky_status (*finish)(void *ctx, gpu_dev *d, const plan *p, int first);
+    /* After a failure: drop the results of sentences first .. first + n - 1. */
+    void (*discard)(void *ctx, int first, int n);
+} gpu_decoder;
 
-const char *gpu_stage_name(gpu_stage s);
+/* Open device o->device, compile (or fetch from the cache) the grammar's kernels for it and
+ * load them (gpu_dev_new). CKY_ERR_NO_DEVICE without a usable GPU. */
+cky_status gpu_engine_new(const grammar *g, const gpu_dev_options *o, gpu_engine **out);
 
-typedef struct gpu_stats {
-    double seconds[GPU_NSTAGE];
-    double rule_evaluations; /* work items x rules of the kernels they ran through */
-    double work_items[4];    /* per family (XX, XT, TX, TT) */
-    double family_evaluations[4]; /* rule evaluations per family */
-    long sentences, sub_batches, oom_retries;
-} gpu_stats;
+/* The engine's device (one now). */
+gpu_dev *gpu_engine_dev(gpu_engine *e);
 
-/* Open device `device`, compile (or fetch from the cache) the grammar's kernels for it and
- * load them. `width`: work items per workspace (0: default). CKY_ERR_NO_DEVICE without a
- * usable GPU. */
-cky_status gpu_engine_new(const grammar *g, int device, int width, gpu_engine **out);
-
-/* Describe the device in one line ("NVIDIA H200, 132 SMs, 139.8 GiB"). */
+/* Describe the device in one line ("NVIDIA H200 (device 0, sm_90, 132 SMs, 139.8 GiB)"). */
 const char *gpu_engine_device(const gpu_engine *e);
 
 /* Work items per kernel launch (the width of the workspaces). */
@@ -63,13 +51,9 @@ int gpu_engine_width(const gpu_engine *e);
 /* Measure per-stage device times from now on (adds CUDA events; a little slower). */
 void gpu_engine_profile(gpu_engine *e, int on);
 
-/* Parse n sentences, each of at least one word. For each k: root[k] = the root log score
- * (-inf: no parse), nodes[k] = a malloc'ed extraction array of 2 n_k - 1 nodes
- * (viterbi/viterbi.h; NULL when there is no parse), and, if charts is not NULL,
- * charts[k] = the sentence's CHART_FLOAT chart copied back to the host. On failure nothing
- * is returned (all outputs NULL / unset). */
-cky_status gpu_engine_parse(gpu_engine *e, const sentence *s, int n, double *root,
-                            viterbi_node **nodes, chart **charts);
+/* Run the inside pass over n sentences, each of at least one word, sub-batch by sub-batch,
+ * and the decoder's steps on each. On failure the decoder has discarded every result. */
+cky_status gpu_engine_parse(gpu_engine *e, const sentence *s, int n, const gpu_decoder *dec);
 
 /* Statistics since the engine was made. */
 const gpu_stats *gpu_engine_stats(const gpu_engine *e);

@@ -1,4 +1,4 @@
-/* parser: engine dispatch, CPU threads over sentences, and the chart-to-tree step. */
+/* parser: engine dispatch, CPU threads over sentences, and the decoder's steps. */
 #include "parser.h"
 
 #include <math.h>
@@ -10,7 +10,9 @@
 #include "../kernels/gpu.h"
 #include "../util/workers.h"
 #include "cpu.h"
+#include "decode.h"
 #include "gpu.h"
+#include "gpu_viterbi.h"
 #include "ref.h"
 
 struct parser {
@@ -18,11 +20,16 @@ struct parser {
     parser_options opt;
     cpu_engine *cpu; /* engine cpu */
     gpu_engine *gpu; /* engine gpu */
+    gpu_viterbi *gpu_viterbi; /* the Viterbi decoder on its device */
+    const decode_def *decoder;
 };
 
 parser_options parser_default_options(void)
 {
-    return (parser_options){PARSER_ENGINE_REF, VITERBI_EXACT, 0, 200, 0, 0};
+    return (parser_options){.engine = PARSER_ENGINE_REF, .backtrace = VITERBI_EXACT,
+                            .threads = 0, .max_length = 200, .device = 0, .workspace = 0,
+                            .block_tiles = 0, .chunk = -1, .decoder = PARSER_DECODER_VITERBI,
+                            .cache_dir = NULL};
 }
 
 parser_engine parser_default_engine(void)
@@ -36,22 +43,37 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
 {
     if (opt->max_length < 1)
         return cky_fail(CKY_ERR_ARG, "max length must be at least 1 (got %d)", opt->max_length);
+    if ((unsigned)opt->engine > PARSER_ENGINE_GPU)
+        return cky_fail(CKY_ERR_ARG, "unknown engine %d", (int)opt->engine);
+    const decode_def *dec = decode_get(opt->decoder);
+    if (!dec)
+        return cky_fail(CKY_ERR_ARG, "unknown decoder %d", (int)opt->decoder);
+    if (opt->engine == PARSER_ENGINE_GPU && opt->decoder != PARSER_DECODER_VITERBI)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "the gpu engine has no device part for the %s "
+                        "decoder", dec->name);
     parser *p = calloc(1, sizeof *p);
     if (!p)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     p->g = g;
     p->opt = *opt;
+    p->decoder = dec;
     if (p->opt.threads <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         p->opt.threads = cores > 0 ? (int)cores : 1;
     }
     cky_status st = CKY_OK;
-    if (opt->engine == PARSER_ENGINE_CPU)
-        st = cpu_engine_new(g, p->opt.threads, opt->workspace, &p->cpu);
-    else if (opt->engine == PARSER_ENGINE_GPU)
-        st = gpu_engine_new(g, opt->device, opt->workspace, &p->gpu);
+    if (opt->engine == PARSER_ENGINE_CPU) {
+        cpu_engine_options co = {p->opt.threads, opt->workspace, opt->cache_dir};
+        st = cpu_engine_new(g, &co, &p->cpu);
+    } else if (opt->engine == PARSER_ENGINE_GPU) {
+        gpu_dev_options go = {opt->device, opt->workspace, opt->block_tiles, opt->chunk,
+                              opt->cache_dir};
+        st = gpu_engine_new(g, &go, &p->gpu);
+        if (!st)
+            st = gpu_viterbi_new(p->gpu, &p->gpu_viterbi);
+    }
     if (st) {
-        free(p);
+        parser_free(p);
         return st;
     }
     *out = p;
@@ -63,6 +85,7 @@ void parser_free(parser *p)
     if (!p)
         return;
     cpu_engine_free(p->cpu);
+    gpu_viterbi_free(p->gpu_viterbi);
     gpu_engine_free(p->gpu);
     free(p);
 }
@@ -75,38 +98,14 @@ void parse_result_clear(parse_result *r)
     r->score = -INFINITY;
 }
 
-static void fail_result(parse_result *r)
-{
-    r->outcome = PARSE_FAILED;
-    r->error = strdup(cky_last_error());
-}
-
-/* Turn a filled chart into the result: score, best tree, un-annotation. */
-static void finish_result(const parser *p, const chart *c, char *const *words, parse_result *r)
-{
-    double root = chart_post(c, 0, c->n)[p->g->sub_offset[0]];
-    if (root == -INFINITY) {
-        r->outcome = PARSE_NO_PARSE;
-        return;
-    }
-    tree *t;
-    if (viterbi_extract(p->g, c, words, p->opt.backtrace, &t)) {
-        fail_result(r);
-        return;
-    }
-    r->outcome = PARSE_OK;
-    r->score = root;
-    r->tree = viterbi_unannotate(t);
-}
-
 static void parse_one_ref(const parser *p, const sentence *s, parse_result *r)
 {
     chart *c;
     if (ref_parse(p->g, s->words, s->n, CHART_DOUBLE, &c)) {
-        fail_result(r);
+        decode_fail(r);
         return;
     }
-    finish_result(p, c, s->words, r);
+    p->decoder->chart(p->g, &p->opt, c, s->words, r);
     chart_free(c);
 }
 
@@ -131,6 +130,14 @@ static void *worker(void *arg)
         if (jb->out[k].outcome == PARSE_OK)
             parse_one_ref(jb->p, &jb->s[k], &jb->out[k]);
     }
+}
+
+/* The ref engine parses one sentence per worker thread. */
+static cky_status parse_ref(parser *p, const sentence *s, int n, parse_result *out, int todo)
+{
+    job jb = {p, s, out, n, 0, PTHREAD_MUTEX_INITIALIZER};
+    workers_run(p->opt.threads < todo ? p->opt.threads : todo, worker, &jb);
+    return CKY_OK;
 }
 
 /* The sentences still to parse (outcome PARSE_OK so far): batch[0..m) and their positions. */
@@ -160,7 +167,7 @@ static cky_status parse_cpu(parser *p, const sentence *s, int n, parse_result *o
     if (!st)
         st = cpu_engine_parse(p->cpu, batch, m, charts);
     for (int k = 0; k < m && !st; k++) {
-        finish_result(p, charts[k], batch[k].words, &out[index[k]]);
+        p->decoder->chart(p->g, &p->opt, charts[k], batch[k].words, &out[index[k]]);
         chart_free(charts[k]);
     }
     free(batch);
@@ -173,22 +180,10 @@ static cky_status parse_cpu(parser *p, const sentence *s, int n, parse_result *o
 static void finish_gpu(const parser *p, const sentence *s, double root, const viterbi_node *nodes,
                        const chart *c, parse_result *r)
 {
-    if (root == -INFINITY) {
-        r->outcome = PARSE_NO_PARSE;
-        return;
-    }
-    if (c) {
-        finish_result(p, c, s->words, r);
-        return;
-    }
-    tree *t;
-    if (viterbi_array_to_tree(p->g, nodes, s->n, s->words, &t)) {
-        fail_result(r);
-        return;
-    }
-    r->outcome = PARSE_OK;
-    r->score = root;
-    r->tree = viterbi_unannotate(t);
+    if (c)
+        p->decoder->chart(p->g, &p->opt, c, s->words, r);
+    else
+        decode_viterbi_nodes(p->g, nodes, s->n, s->words, root, r);
 }
 
 /* The gpu engine parses the whole batch and extracts the trees on the device (the Berkeley
@@ -209,7 +204,7 @@ static cky_status parse_gpu(parser *p, const sentence *s, int n, parse_result *o
                         : CKY_OK;
     int m = st ? 0 : collect_todo(s, n, out, batch, index);
     if (!st)
-        st = gpu_engine_parse(p->gpu, batch, m, root, nodes, charts);
+        st = gpu_viterbi_parse(p->gpu_viterbi, batch, m, root, nodes, charts);
     for (int k = 0; k < m && !st; k++) {
         finish_gpu(p, &batch[k], root[k], nodes[k], charts ? charts[k] : NULL, &out[index[k]]);
         free(nodes[k]);
@@ -237,11 +232,9 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
         else
             todo++;
     }
-    if (p->cpu)
-        return parse_cpu(p, s, n, out, todo);
-    if (p->gpu)
-        return parse_gpu(p, s, n, out, todo);
-    job jb = {p, s, out, n, 0, PTHREAD_MUTEX_INITIALIZER};
-    workers_run(p->opt.threads < todo ? p->opt.threads : todo, worker, &jb);
-    return CKY_OK;
+    static cky_status (*const engine_parse[])(parser *, const sentence *, int, parse_result *,
+                                              int) = {[PARSER_ENGINE_REF] = parse_ref,
+                                                      [PARSER_ENGINE_CPU] = parse_cpu,
+                                                      [PARSER_ENGINE_GPU] = parse_gpu};
+    return engine_parse[p->opt.engine](p, s, n, out, todo);
 }

@@ -2,9 +2,9 @@
  *
  * An engine turns sentences into charts: `ref` is the exact double-precision reference
  * (parser/ref.h), `cpu` the generated float32 kernels on CPU threads, `gpu` the same kernels
- * on an NVIDIA GPU. Every engine hands its charts to viterbi/ for the best tree, which is
- * un-annotated into a Penn Treebank tree. Sentences come back in input order, one result per
- * sentence, whatever happens to the others. */
+ * on an NVIDIA GPU. A decoder (parser/decode.h; the Viterbi decoder: viterbi/ for the best
+ * tree, un-annotated into a Penn Treebank tree) turns the charts into results. Sentences
+ * come back in input order, one result per sentence, whatever happens to the others. */
 #ifndef CKY_PARSER_H
 #define CKY_PARSER_H
 
@@ -15,6 +15,9 @@
 
 typedef enum parser_engine { PARSER_ENGINE_REF, PARSER_ENGINE_CPU, PARSER_ENGINE_GPU } parser_engine;
 
+/* How results are read off the charts (parser/decode.h): the Viterbi best tree. */
+typedef enum parser_decoder { PARSER_DECODER_VITERBI } parser_decoder;
+
 typedef struct parser_options {
     parser_engine engine;
     viterbi_mode backtrace;
@@ -22,10 +25,17 @@ typedef struct parser_options {
     int max_length; /* longer sentences are not parsed (PARSE_TOO_LONG) */
     int device;     /* CUDA device of the gpu engine */
     int workspace;  /* work items per kernel launch (0: the engine's default) */
+    int block_tiles; /* gpu: workspace tiles per thread block of a binary kernel, 1 to 8 (0:
+                        the default, 4; the command line reads CKY_GPU_BLOCK_TILES) */
+    int chunk;       /* gpu: tiles per chunk of a binary kernel's grid (-1: one per SM, the
+                        default; 0: each code block over all tiles; CKY_GPU_CHUNK) */
+    parser_decoder decoder;
+    const char *cache_dir; /* kernel cache of the cpu and gpu engines (NULL: $CKY_CACHE, else
+                              ~/.cache/cky; "off": none) */
 } parser_options;
 
 /* Defaults: engine ref, exact back-trace, one thread per core, max length 200, device 0,
- * the engine's workspace width. */
+ * the engines' workspace width and grid settings, the Viterbi decoder. */
 parser_options parser_default_options(void);
 
 typedef enum parse_outcome {

@@ -8,7 +8,7 @@
 #define CKY_PARSER_REF_H
 
 #include "../grammar/grammar.h"
-#include "chart.h"
+#include "../chart/chart.h"
 
 /* Fill the span-1 pre-unary layer with the lexical scores of `words`. */
 cky_status ref_fill_lexical(const grammar *g, chart *c, char *const *words);

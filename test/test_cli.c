@@ -1,25 +1,32 @@
 /* The `cky` command's numeric options: a value that is not a whole number in range is a
- * usage error (exit status 2) naming the option, never a silent 0 or a truncated number. */
+ * usage error (exit status 2) naming the option, never a silent 0 or a truncated number;
+ * the same for the GPU settings in the environment (an error, exit status 1). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* Run `cky ARGS`, its stderr into `err`; returns the exit status. */
-static int run_cky(const char *args, char *err, size_t size)
+/* Run `ENV cky ARGS` in the shell (ENV: variable assignments, or ""), its stderr into
+ * `err`; returns the exit status. */
+static int run_cky_env(const char *env, const char *args, char *err, size_t size)
 {
     const char *cky = CKY_BUILD "/cky";
     if (access(cky, X_OK) != 0)
         cr_skip_test("%s is not built", cky);
     char cmd[1024];
-    snprintf(cmd, sizeof cmd, "'%s' %s 2>&1 >/dev/null", cky, args);
+    snprintf(cmd, sizeof cmd, "%s '%s' %s 2>&1 >/dev/null", env, cky, args);
     FILE *p = popen(cmd, "r");
     cr_assert_not_null(p);
     size_t n = fread(err, 1, size - 1, p);
     err[n] = '\0';
     int st = pclose(p);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int run_cky(const char *args, char *err, size_t size)
+{
+    return run_cky_env("", args, err, size);
 }
 
 Test(cli, bad_numbers_are_usage_errors)
@@ -39,4 +46,30 @@ Test(cli, bad_numbers_are_usage_errors)
         cr_assert_eq(run_cky(cases[k][0], err, sizeof err), 2, "cky %s: %s", cases[k][0], err);
         cr_assert(strstr(err, cases[k][1]), "cky %s: %s", cases[k][0], err);
     }
+}
+
+/* The GPU grid settings come from the environment through the command line into the
+ * parser's options: a bad value is an error naming the variable and the value (before any
+ * grammar or device is needed), and the CPU engine ignores them. */
+Test(cli, bad_gpu_environment_is_an_error)
+{
+    const char *cases[][2] = {
+        {"CKY_GPU_BLOCK_TILES=9", "CKY_GPU_BLOCK_TILES='9'"},
+        {"CKY_GPU_BLOCK_TILES=0", "CKY_GPU_BLOCK_TILES='0'"},
+        {"CKY_GPU_CHUNK=-1", "CKY_GPU_CHUNK='-1'"},
+        {"CKY_GPU_CHUNK=12x", "CKY_GPU_CHUNK='12x'"},
+    };
+    const char *cmds[] = {"parse -g G --engine gpu", "bench -g G -i F"};
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
+        for (int c = 0; c < 2; c++) {
+            char args[256], err[1024];
+            snprintf(args, sizeof args, "%s", cmds[c]);
+            cr_assert_eq(run_cky_env(cases[k][0], args, err, sizeof err), 1, "%s cky %s: %s",
+                         cases[k][0], args, err);
+            cr_assert(strstr(err, cases[k][1]), "%s cky %s: %s", cases[k][0], args, err);
+        }
+    char err[1024];
+    cr_assert_eq(run_cky_env("CKY_GPU_CHUNK=12x", "parse -g /nonexistent/g --engine cpu", err,
+                             sizeof err), 1, "%s", err);
+    cr_assert_null(strstr(err, "CKY_GPU_CHUNK"), "%s", err);
 }

@@ -85,7 +85,8 @@ Test(codegen_emit, host_build_matches_plain_loop)
     }
     for (int k = 0; k < p.nkernel; k++) {
         char *src = NULL, name[32];
-        cr_assert_eq(codegen_emit_kernel(&p, k, 0, &src), CKY_OK);
+        cr_assert_eq(codegen_emit_kernel(&p, k, 0, CODEGEN_SEMIRING_MAX_PLUS, &src),
+                     CKY_OK);
         codegen_kernel_name(CODEGEN_XX, k, name, sizeof name);
         void *handle = NULL;
         codegen_host_fn fn = NULL;
@@ -125,7 +126,7 @@ static char *synth_kernel(const char *shape_text, int live_limit, codegen_family
     shape.live_limit = live_limit;
     cr_assert_eq(codegen_partition_build(f, shape, p), CKY_OK);
     char *src = NULL;
-    cr_assert_eq(codegen_emit_kernel(p, 0, 0, &src), CKY_OK);
+    cr_assert_eq(codegen_emit_kernel(p, 0, 0, CODEGEN_SEMIRING_MAX_PLUS, &src), CKY_OK);
     return src;
 }
 

@@ -10,11 +10,6 @@
 #include "../util/io.h"
 #include "../viterbi/viterbi.h"
 
-static void use_test_cache(void)
-{
-    setenv("CKY_CACHE", CKY_BUILD "/test-cache", 1);
-}
-
 /* The first `want` dev sentences of at most `maxlen` words. */
 static int dev_sentences(int want, int maxlen, sentence *out)
 {
@@ -37,11 +32,11 @@ static int dev_sentences(int want, int maxlen, sentence *out)
 
 static void check_grammar(const char *spec, int nsent, int maxlen, int threads)
 {
-    use_test_cache();
     grammar *g;
     cr_assert_eq(grammar_load(spec, &g), CKY_OK, "%s", cky_last_error());
     cpu_engine *e;
-    cr_assert_eq(cpu_engine_new(g, threads, 37, &e), CKY_OK, "%s", cky_last_error());
+    cpu_engine_options o = {threads, 37, CKY_BUILD "/test-cache"};
+    cr_assert_eq(cpu_engine_new(g, &o, &e), CKY_OK, "%s", cky_last_error());
     sentence s[16];
     int n = dev_sentences(nsent, maxlen, s);
     cr_assert_gt(n, 0);

@@ -12,15 +12,22 @@
 #include "../kernels/gpu.h"
 #include "../parser/cpu.h"
 #include "../parser/gpu.h"
+#include "../parser/gpu_viterbi.h"
 #include "../util/io.h"
 
 #define MAXSENT 24
+
+/* The kernel cache of the tests: CKY_CACHE when the user set it, else the build's. */
+static const char *test_cache(void)
+{
+    const char *dir = getenv("CKY_CACHE");
+    return dir ? dir : CKY_BUILD "/test-cache";
+}
 
 static void need_gpu(void)
 {
     if (gpu_count() == 0)
         cr_skip_test("no CUDA device: the GPU engine is not tested here");
-    setenv("CKY_CACHE", CKY_BUILD "/test-cache", 0); /* a cache given by the user stays */
 }
 
 /* Every `step`-th dev sentence of 1..maxlen words, at most `want`. */
@@ -43,8 +50,10 @@ static int dev_sentences(int want, int maxlen, int step, sentence *out)
     return n;
 }
 
-/* Parse with the GPU engine at `width` and with the CPU engine; compare everything. */
-static void check_grammar(const char *spec, int nsent, int maxlen, int step, int width)
+/* Parse with the GPU engine with settings o (device 0) and with the CPU engine; compare
+ * everything. */
+static void check_options(const char *spec, int nsent, int maxlen, int step,
+                          gpu_dev_options o)
 {
     need_gpu();
     grammar *g;
@@ -53,16 +62,19 @@ static void check_grammar(const char *spec, int nsent, int maxlen, int step, int
     int n = dev_sentences(nsent < MAXSENT ? nsent : MAXSENT, maxlen, step, s);
     cr_assert_gt(n, 0);
     cpu_engine *cpu;
-    cr_assert_eq(cpu_engine_new(g, 0, 0, &cpu), CKY_OK, "%s", cky_last_error());
+    cpu_engine_options co = {0, 0, o.cache_dir};
+    cr_assert_eq(cpu_engine_new(g, &co, &cpu), CKY_OK, "%s", cky_last_error());
     chart *want[MAXSENT];
     cr_assert_eq(cpu_engine_parse(cpu, s, n, want), CKY_OK, "%s", cky_last_error());
     gpu_engine *gpu;
-    cr_assert_eq(gpu_engine_new(g, 0, width, &gpu), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(gpu_engine_new(g, &o, &gpu), CKY_OK, "%s", cky_last_error());
+    gpu_viterbi *dec;
+    cr_assert_eq(gpu_viterbi_new(gpu, &dec), CKY_OK, "%s", cky_last_error());
     for (int run = 0; run < 2; run++) { /* the same bits twice */
         double root[MAXSENT];
         viterbi_node *nodes[MAXSENT];
         chart *got[MAXSENT];
-        cr_assert_eq(gpu_engine_parse(gpu, s, n, root, nodes, got), CKY_OK, "%s",
+        cr_assert_eq(gpu_viterbi_parse(dec, s, n, root, nodes, got), CKY_OK, "%s",
                      cky_last_error());
         for (int k = 0; k < n; k++) {
             char msg[256];
@@ -86,6 +98,7 @@ static void check_grammar(const char *spec, int nsent, int maxlen, int step, int
     const gpu_stats *st = gpu_engine_stats(gpu);
     cr_assert_eq(st->sentences, 2L * n);
     cr_assert_gt(st->rule_evaluations, 0);
+    gpu_viterbi_free(dec);
     gpu_engine_free(gpu);
     cpu_engine_free(cpu);
     for (int k = 0; k < n; k++) {
@@ -93,6 +106,13 @@ static void check_grammar(const char *spec, int nsent, int maxlen, int step, int
         sentence_free(&s[k]);
     }
     grammar_free(g);
+}
+
+/* The default grid settings at `width` work items per workspace (0: the default). */
+static void check_grammar(const char *spec, int nsent, int maxlen, int step, int width)
+{
+    check_options(spec, nsent, maxlen, step,
+                  (gpu_dev_options){0, width, 0, -1, test_cache()});
 }
 
 Test(gpu_engine, charts_bit_identical_sample_sm1, .timeout = 300)
@@ -112,14 +132,10 @@ Test(gpu_engine, narrow_workspace_sample_sm1, .timeout = 300)
  * partial chunk at the end). The other tests run the default, 4 tiles per block. */
 Test(gpu_engine, grid_order_sample_sm1, .timeout = 300)
 {
-    const char *order[][2] = {{"1", "0"}, {"1", "3"}, {"3", "0"}, {"3", "4"}};
-    for (int c = 0; c < 4; c++) {
-        setenv("CKY_GPU_BLOCK_TILES", order[c][0], 1);
-        setenv("CKY_GPU_CHUNK", order[c][1], 1);
-        check_grammar(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3, 1000);
-    }
-    unsetenv("CKY_GPU_BLOCK_TILES");
-    unsetenv("CKY_GPU_CHUNK");
+    const int order[][2] = {{1, 0}, {1, 3}, {3, 0}, {3, 4}};
+    for (int c = 0; c < 4; c++)
+        check_options(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3,
+                      (gpu_dev_options){0, 1000, order[c][0], order[c][1], test_cache()});
 }
 
 /* A grid setting out of range is an error that names it, not a silent default. */
@@ -128,14 +144,13 @@ Test(gpu_engine, bad_grid_setting_is_an_error)
     need_gpu();
     grammar *g;
     cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1", &g), CKY_OK);
-    const char *bad[][2] = {{"CKY_GPU_BLOCK_TILES", "9"}, {"CKY_GPU_CHUNK", "-1"},
-                            {"CKY_GPU_CHUNK", "12x"}};
+    const gpu_dev_options bad[] = {{0, 0, 9, -1, NULL}, {0, 0, 0, -2, NULL},
+                                   {0, 0, 0, (1 << 20) + 1, NULL}};
+    const char *what[] = {"tiles per thread block", "tiles per chunk", "tiles per chunk"};
     for (int k = 0; k < 3; k++) {
-        setenv(bad[k][0], bad[k][1], 1);
         gpu_engine *gpu = NULL;
-        cr_assert_eq(gpu_engine_new(g, 0, 0, &gpu), CKY_ERR_ARG);
-        cr_assert(strstr(cky_last_error(), bad[k][0]), "%s", cky_last_error());
-        unsetenv(bad[k][0]);
+        cr_assert_eq(gpu_engine_new(g, &bad[k], &gpu), CKY_ERR_ARG);
+        cr_assert(strstr(cky_last_error(), what[k]), "%s", cky_last_error());
     }
     grammar_free(g);
 }

@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static _Thread_local char last_message[1024];
@@ -20,19 +21,13 @@ cky_status cky_fail(cky_status status, const char *fmt, ...)
 
 const char *cky_last_error(void) { return last_message; }
 
-const char *cky_status_name(cky_status status)
+void cky_assert_fail(const char *cond, const char *file, int line, const char *fmt, ...)
 {
-    switch (status) {
-    case CKY_OK: return "ok";
-    case CKY_ERR_IO: return "I/O error";
-    case CKY_ERR_FORMAT: return "format error";
-    case CKY_ERR_NOMEM: return "out of memory";
-    case CKY_ERR_ARG: return "invalid argument";
-    case CKY_ERR_UNSUPPORTED: return "unsupported";
-    case CKY_ERR_LIMIT: return "limit exceeded";
-    case CKY_ERR_NO_DEVICE: return "no GPU";
-    case CKY_ERR_CUDA: return "CUDA error";
-    case CKY_ERR_COMPILE: return "compile error";
-    }
-    return "unknown error";
+    va_list ap;
+    fprintf(stderr, "%s:%d: invariant broken: %s: ", file, line, cond);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
 }

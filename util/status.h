@@ -28,7 +28,15 @@ cky_status cky_fail(cky_status status, const char *fmt, ...)
 /* The message recorded by the last cky_fail() on this thread ("" if none). */
 const char *cky_last_error(void);
 
-/* A short fixed name for a status ("format error", ...). */
-const char *cky_status_name(cky_status status);
+/* Abort with "FILE:LINE: invariant broken: COND: MESSAGE" on stderr: for broken invariants
+ * (a bug), never for what a caller can handle (that returns a status). Always on. */
+#define CKY_ASSERT(cond, ...)                                                              \
+    do {                                                                                   \
+        if (!(cond))                                                                       \
+            cky_assert_fail(#cond, __FILE__, __LINE__, __VA_ARGS__);                       \
+    } while (0)
+
+void cky_assert_fail(const char *cond, const char *file, int line, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 4, 5)));
 
 #endif

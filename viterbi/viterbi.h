@@ -15,7 +15,7 @@
 
 #include "../corpus_tools/tree.h"
 #include "../grammar/grammar.h"
-#include "../parser/chart.h"
+#include "../chart/chart.h"
 
 typedef enum viterbi_mode { VITERBI_EXACT, VITERBI_BERKELEY } viterbi_mode;
 

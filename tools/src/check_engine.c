@@ -29,7 +29,7 @@
 
 #include "../../corpus_tools/tree.h"
 #include "../../grammar/grammar.h"
-#include "../../parser/chart.h"
+#include "../../chart/chart.h"
 #include "../../parser/cpu.h"
 #include "../../parser/ref.h"
 #include "../../parser/sentence.h"
@@ -699,7 +699,7 @@ int main(int argc, char **argv)
     if (grammar_load(o.grammar, &g)) {
         fprintf(stderr, PROG ": %s\n", cky_last_error());
         rc = 1;
-    } else if (cpu_engine_new(g, o.threads, 0, &e)) {
+    } else if (cpu_engine_new(g, &(cpu_engine_options){o.threads, 0, NULL}, &e)) {
         fprintf(stderr, PROG ": cpu engine for %s: %s\n", o.grammar, cky_last_error());
         rc = 1;
     } else {

@@ -1,10 +1,12 @@
-/* chart: the CKY chart of one sentence, span-major, with a pre-unary and a post-unary layer.
+/* chart: the CKY chart of one sentence, span-major, with a pre-unary and a post-unary layer
+ * (below parser/ and viterbi/, which both use it).
  *
  * Cells (i, j), 0 <= i < j <= n, are stored by span length, then start: cell (i, j) is number
- * chart_cell(n, i, j). Each layer of a cell holds one score per global substate id
- * (grammar.nsub_total), all substates of one cell contiguous. The pre-unary layer holds lexical
- * scores (span 1) or the best binary derivation (span >= 2); the post-unary layer holds
- * max(pre, best closed unary over pre). Binary rules read post-unary children.
+ * chart_cell(n, i, j) (chart/cell.h, shared with device code). Each layer of a cell holds
+ * one score per global substate id (grammar.nsub_total), all substates of one cell
+ * contiguous. The pre-unary layer holds lexical scores (span 1) or the best binary
+ * derivation (span >= 2); the post-unary layer holds max(pre, best closed unary over pre).
+ * Binary rules read post-unary children.
  *
  * Scores are stored as double in both arithmetic modes:
  *  - CHART_DOUBLE: the Berkeley parser's arithmetic, binary (w + left) + right in double;
@@ -12,12 +14,13 @@
  *    value is a float, widened exactly).
  * Unary scores are child + w in both. Every implementation of a mode gives bit-identical
  * charts, because max is exact and order-independent. */
-#ifndef CKY_PARSER_CHART_H
-#define CKY_PARSER_CHART_H
+#ifndef CKY_CHART_H
+#define CKY_CHART_H
 
 #include <stddef.h>
 
 #include "../util/status.h"
+#include "cell.h"
 
 typedef enum chart_mode { CHART_DOUBLE, CHART_FLOAT } chart_mode;
 
@@ -28,16 +31,6 @@ typedef struct chart {
     double *pre;     /* [ncells][nsub] */
     double *post;    /* [ncells][nsub] */
 } chart;
-
-/* Number of cells of a chart over n words: n(n+1)/2. */
-static inline size_t chart_ncells(int n) { return (size_t)n * (n + 1) / 2; }
-
-/* Index of cell (i, j): cells of span d = j - i start after all shorter spans. */
-static inline size_t chart_cell(int n, int i, int j)
-{
-    int d = j - i;
-    return (size_t)(d - 1) * n - (size_t)(d - 1) * (d - 2) / 2 + i;
-}
 
 /* The pre-/post-unary score vector of cell (i, j). */
 static inline double *chart_pre(const chart *c, int i, int j)

@@ -1,0 +1,22 @@
+/* decode: the table of decoders (see decode.h). */
+#include "decode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const decode_def decoders[] = {
+    [PARSER_DECODER_VITERBI] = {"viterbi", 1u << ENGINE_PASS_INSIDE, decode_viterbi_chart},
+};
+
+const decode_def *decode_get(parser_decoder id)
+{
+    if ((unsigned)id >= sizeof decoders / sizeof *decoders || !decoders[id].chart)
+        return NULL;
+    return &decoders[id];
+}
+
+void decode_fail(parse_result *r)
+{
+    r->outcome = PARSE_FAILED;
+    r->error = strdup(cky_last_error());
+}

@@ -1,0 +1,46 @@
+/* decode: the decoders, which turn what an engine computed into results; the parser picks
+ * one through parser_options.decoder.
+ *
+ * A decoder says which engine passes it needs (parser/engine.h; the Viterbi decoder needs
+ * the inside pass in max-plus) and turns the filled host chart of one sentence into its
+ * result. Engines know nothing of decoders beyond the passes asked of them; a decoder that
+ * also runs on the GPU engine's device has a device part beside it (the Viterbi decoder:
+ * parser/gpu_viterbi.h).
+ *
+ * Adding a decoder: a value of parser_decoder (parser.h), its file (decode_NAME.c, or its
+ * own module as viterbi/ is), and its row in decode.c's table. */
+#ifndef CKY_PARSER_DECODE_H
+#define CKY_PARSER_DECODE_H
+
+#include "../viterbi/viterbi.h"
+#include "engine.h"
+#include "parser.h"
+
+/* Turn the filled chart c of `words` into result r (outcome, score, tree; r starts as
+ * PARSE_OK with score -inf). */
+typedef void (*decode_chart_fn)(const grammar *g, const parser_options *o, const chart *c,
+                                char *const *words, parse_result *r);
+
+typedef struct decode_def {
+    const char *name;
+    unsigned passes;       /* bit 1u << p for each engine_pass p it needs */
+    decode_chart_fn chart; /* the host decoder */
+} decode_def;
+
+/* The decoder `id`; NULL for an unknown one. */
+const decode_def *decode_get(parser_decoder id);
+
+/* Mark r failed with the last error's message. */
+void decode_fail(parse_result *r);
+
+/* The Viterbi decoder (decode_viterbi.c): the best tree of a filled chart, in the
+ * back-trace mode o->backtrace, un-annotated. */
+void decode_viterbi_chart(const grammar *g, const parser_options *o, const chart *c,
+                          char *const *words, parse_result *r);
+
+/* The Viterbi decoder's result from an exact extraction array (the GPU Viterbi's) of a
+ * sentence with root score `root`. */
+void decode_viterbi_nodes(const grammar *g, const viterbi_node *nodes, int n,
+                          char *const *words, double root, parse_result *r);
+
+#endif

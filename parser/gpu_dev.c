@@ -1,0 +1,316 @@
+/* gpu_dev: one GPU of the GPU engine (see gpu_dev.h). */
+#include "gpu_dev.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/kernels.h"
+
+#define DEFAULT_WIDTH (1 << 17) /* work items per workspace: a launch must fill 132 SMs */
+#define DEFAULT_BLOCK_TILES 4
+
+_Static_assert(KERNELS_TILE == CODEGEN_THREADS, "one workspace tile layout");
+
+struct event_pair {
+    cudaEvent_t start, stop;
+    gpu_stage stage;
+};
+
+const char *gpu_stage_name(gpu_stage s)
+{
+    static const char *const name[GPU_NSTAGE] = {
+        [GPU_STAGE_LEXICON] = "lexicon",       [GPU_STAGE_HOST] = "host",
+        [GPU_STAGE_TRANSFER] = "transfer",     [GPU_STAGE_GATHER] = "copy-transpose",
+        [GPU_STAGE_REDUCE] = "reduce",         [GPU_STAGE_UNARY] = "unary",
+        [GPU_STAGE_VITERBI] = "viterbi"};
+    if (s >= GPU_STAGE_XX && s <= GPU_STAGE_FAMILY_LAST)
+        return codegen_family_name((codegen_family_id)(s - GPU_STAGE_XX));
+    return s < GPU_NSTAGE ? name[s] : "?";
+}
+
+cky_status gpu_buffer_need(gpu_buffer *b, size_t bytes, int pinned)
+{
+    if (bytes <= b->cap)
+        return CKY_OK;
+    pinned ? cudaFreeHost(b->p) : cudaFree(b->p);
+    b->p = NULL;
+    b->cap = 0;
+    if (pinned)
+        GPU_CHECK(cudaMallocHost(&b->p, bytes ? bytes : 1));
+    else
+        GPU_CHECK(cudaMalloc(&b->p, bytes ? bytes : 1));
+    b->cap = bytes;
+    return CKY_OK;
+}
+
+void gpu_buffer_free(gpu_buffer *b, int pinned)
+{
+    pinned ? cudaFreeHost(b->p) : cudaFree(b->p);
+    b->p = NULL;
+    b->cap = 0;
+}
+
+size_t gpu_items_ints(const plan *p) { return (size_t)p->nitem * 3 + p->ncell + p->n; }
+
+gpu_items gpu_items_at(void *base, const plan *p)
+{
+    gpu_items it;
+    it.left = base;
+    it.right = it.left + p->nitem;
+    it.parent = it.right + p->nitem;
+    it.cells = it.parent + p->nitem;
+    it.roots = it.cells + p->ncell;
+    return it;
+}
+
+/* ---- profiling: event pairs around device stages ---- */
+
+cky_status gpu_dev_prof_begin(gpu_dev *d)
+{
+    if (!d->profile)
+        return CKY_OK;
+    if (d->nev == d->cap_ev) {
+        int cap = d->cap_ev ? 2 * d->cap_ev : 256;
+        event_pair *ev = realloc(d->ev, (size_t)cap * sizeof *ev);
+        if (!ev)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        d->ev = ev;
+        for (int i = d->cap_ev; i < cap; i++) {
+            GPU_CHECK(cudaEventCreate(&ev[i].start));
+            GPU_CHECK(cudaEventCreate(&ev[i].stop));
+            d->cap_ev = i + 1;
+        }
+    }
+    GPU_CHECK(cudaEventRecord(d->ev[d->nev].start, d->stream));
+    return CKY_OK;
+}
+
+cky_status gpu_dev_prof_end(gpu_dev *d, gpu_stage stage)
+{
+    if (!d->profile)
+        return CKY_OK;
+    d->ev[d->nev].stage = stage;
+    GPU_CHECK(cudaEventRecord(d->ev[d->nev++].stop, d->stream));
+    return CKY_OK;
+}
+
+cky_status gpu_dev_prof_collect(gpu_dev *d, int drop)
+{
+    for (int i = 0; i < d->nev && !drop; i++) {
+        float ms = 0;
+        GPU_CHECK(cudaEventElapsedTime(&ms, d->ev[i].start, d->ev[i].stop));
+        d->stats.seconds[d->ev[i].stage] += ms * 1e-3;
+    }
+    d->nev = 0;
+    return CKY_OK;
+}
+
+/* ---- setup ---- */
+
+static cky_status upload(void **dst, const void *src, size_t bytes)
+{
+    GPU_CHECK(cudaMalloc(dst, bytes ? bytes : 1));
+    GPU_CHECK(cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice));
+    return CKY_OK;
+}
+
+/* Compile and load the kernels, upload the tables, make the workspaces and the stream. */
+static cky_status dev_load(gpu_dev *d)
+{
+    const grammar *g = d->g;
+    codegen_options o;
+    codegen_options_default(&o);
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%d%d", d->info.cc_major, d->info.cc_minor);
+    o.arch = arch;
+    o.cache_dir = d->cache_dir;
+    cky_status st = codegen_compile(g, &o, &d->prog);
+    if (st)
+        return st;
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        int nk = d->prog->part[f].nkernel;
+        if (!(d->kernel[f] = calloc((size_t)nk + 1, sizeof **d->kernel)))
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < nk; k++) {
+            const codegen_compiled *c = &d->prog->kernel[f][k];
+            if ((st = gpu_kernel_load(c->cubin, c->cubin_size, c->name, &d->kernel[f][k])))
+                return st;
+        }
+    }
+    const codegen_classes *cl = &d->prog->classes;
+    for (int c = 0; c < 2; c++)
+        if ((st = upload((void **)&d->d_row[c], cl->global[c], (size_t)cl->n[c] * sizeof(int))))
+            return st;
+    if ((st = kviterbi_tables_new(g, &d->tables)))
+        return st;
+    int rows = cl->n[CODEGEN_X] > cl->n[CODEGEN_T] ? cl->n[CODEGEN_X] : cl->n[CODEGEN_T];
+    d->tile = (rows ? rows : 1) * KERNELS_TILE;
+    size_t tiles = ((size_t)d->width + KERNELS_TILE - 1) / KERNELS_TILE;
+    for (int w = 0; w < 3; w++)
+        GPU_CHECK(cudaMalloc((void **)&d->ws[w], tiles * d->tile * sizeof(float)));
+    cudaError_t unary = kernels_unary_setup(d->nsub, &d->unary_lanes);
+    if (unary == cudaErrorInvalidValue)
+        return cky_fail(CKY_ERR_CUDA, "gpu engine: the unary step needs %zu bytes of shared "
+                        "memory for one cell of %d substates, more than %s allows",
+                        2 * (size_t)d->nsub * sizeof(float), d->nsub, d->info.name);
+    GPU_CHECK(unary);
+    GPU_CHECK(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+    return CKY_OK;
+}
+
+cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out)
+{
+    if (o->block_tiles < 0 || o->block_tiles > 8)
+        return cky_fail(CKY_ERR_ARG, "gpu engine: %d tiles per thread block: want 1 to 8",
+                        o->block_tiles);
+    if (o->chunk < -1 || o->chunk > GPU_DEV_MAX_CHUNK)
+        return cky_fail(CKY_ERR_ARG, "gpu engine: %d tiles per chunk: want 0 to %d",
+                        o->chunk, GPU_DEV_MAX_CHUNK);
+    gpu_dev *d = calloc(1, sizeof *d);
+    if (!d)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    d->g = g;
+    d->nsub = g->nsub_total;
+    d->width = o->width > 0 ? o->width : DEFAULT_WIDTH;
+    d->block_tiles = o->block_tiles > 0 ? o->block_tiles : DEFAULT_BLOCK_TILES;
+    d->cache_dir = o->cache_dir;
+    cky_status st = gpu_open(o->device, &d->info);
+    if (!st) {
+        d->chunk = o->chunk >= 0 ? o->chunk : d->info.sm_count;
+        snprintf(d->desc, sizeof d->desc, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB)",
+                 d->info.name, d->info.id, d->info.cc_major, d->info.cc_minor,
+                 d->info.sm_count, d->info.total_memory / 1073741824.0);
+        st = dev_load(d);
+    }
+    if (st) {
+        gpu_dev_free(d);
+        return st;
+    }
+    *out = d;
+    return CKY_OK;
+}
+
+void gpu_dev_free(gpu_dev *d)
+{
+    if (!d)
+        return;
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        for (int k = 0; d->kernel[f] && d->prog && k < d->prog->part[f].nkernel; k++)
+            gpu_kernel_unload(&d->kernel[f][k]);
+        free(d->kernel[f]);
+    }
+    codegen_program_free(d->prog);
+    kviterbi_tables_free(d->tables);
+    for (int c = 0; c < 2; c++)
+        cudaFree(d->d_row[c]);
+    for (int w = 0; w < 3; w++)
+        cudaFree(d->ws[w]);
+    gpu_buffer_free(&d->pre, 0);
+    gpu_buffer_free(&d->post, 0);
+    gpu_buffer_free(&d->d_items, 0);
+    gpu_buffer_free(&d->h_items, 1);
+    for (int i = 0; i < d->cap_ev; i++) {
+        cudaEventDestroy(d->ev[i].start);
+        cudaEventDestroy(d->ev[i].stop);
+    }
+    free(d->ev);
+    if (d->stream)
+        cudaStreamDestroy(d->stream);
+    free(d);
+}
+
+cky_status gpu_dev_reserve(gpu_dev *d, const plan *p, int host)
+{
+    size_t ints = gpu_items_ints(p), floats = (size_t)p->ncell * d->nsub;
+    cky_status st;
+    if (host)
+        return gpu_buffer_need(&d->h_items, ints * sizeof(int), 1);
+    if ((st = gpu_buffer_need(&d->pre, floats * sizeof(float), 0)) ||
+        (st = gpu_buffer_need(&d->post, floats * sizeof(float), 0)))
+        return st;
+    return gpu_buffer_need(&d->d_items, ints * sizeof(int), 0);
+}
+
+/* ---- the engine steps ---- */
+
+/* Run family f's kernels over the items of segment sg, `width` at a time. */
+static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, plan_segment sg)
+{
+    const codegen_classes *cl = &d->prog->classes;
+    codegen_class lc = codegen_family_left(f), rc = codegen_family_right(f);
+    gpu_items it = gpu_items_at(d->d_items.p, p);
+    const int *left = it.left, *right = it.right, *parent = it.parent;
+    const codegen_partition *part = &d->prog->part[f];
+    int tile = d->tile, rows_x = cl->n[CODEGEN_X];
+    for (long first = sg.first; first < sg.first + sg.count; first += d->width) {
+        int n = (int)(sg.first + sg.count - first < d->width ? sg.first + sg.count - first
+                                                              : d->width);
+        cky_status st;
+        if ((st = gpu_dev_prof_begin(d)))
+            return st;
+        int tiles = (n + KERNELS_TILE - 1) / KERNELS_TILE;
+        GPU_CHECK(kernels_fill(d->ws[2], tiles, rows_x * KERNELS_TILE, tile, CODEGEN_KEY_NINF,
+                               d->stream));
+        GPU_CHECK(kernels_gather(d->post.p, d->nsub, left + first, n, d->d_row[lc], cl->n[lc],
+                                 d->ws[0], tile, d->stream));
+        GPU_CHECK(kernels_gather(d->post.p, d->nsub, right + first, n, d->d_row[rc],
+                                 cl->n[rc], d->ws[1], tile, d->stream));
+        if ((st = gpu_dev_prof_end(d, GPU_STAGE_GATHER)) || (st = gpu_dev_prof_begin(d)))
+            return st;
+        for (int k = 0; k < part->nkernel; k++) {
+            int m = d->kernel[f][k].max_threads / CODEGEN_THREADS; /* tiles per block */
+            if (m > d->block_tiles)
+                m = d->block_tiles;
+            if (m < 1) /* not with the kernels' launch bounds; the launch would say so */
+                m = 1;
+            int chunk = (d->chunk + m - 1) / m; /* in blocks of m tiles */
+            void *args[] = {&d->ws[0], &d->ws[1], &d->ws[2], &n, &tile, &chunk};
+            dim3 grid = {(unsigned)((tiles + m - 1) / m), (unsigned)part->kernel[k].nblock, 1};
+            dim3 block = {(unsigned)(CODEGEN_THREADS * m), 1, 1};
+            if ((st = gpu_kernel_launch(&d->kernel[f][k], grid, block, args, d->stream)))
+                return st;
+        }
+        if ((st = gpu_dev_prof_end(d, (gpu_stage)(GPU_STAGE_XX + f))) ||
+            (st = gpu_dev_prof_begin(d)))
+            return st;
+        GPU_CHECK(kernels_reduce((const int *)d->ws[2], tile, n, parent + first,
+                                 d->d_row[CODEGEN_X], rows_x, d->pre.p, d->nsub, d->stream));
+        if ((st = gpu_dev_prof_end(d, GPU_STAGE_REDUCE)))
+            return st;
+        d->stats.work_items[f] += n;
+        d->stats.rule_evaluations += (double)n * part->nrule;
+        d->stats.family_evaluations[f] += (double)n * part->nrule;
+    }
+    return CKY_OK;
+}
+
+static cky_status dev_binary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                             int d, codegen_family_id f)
+{
+    gpu_dev *dev = ctx;
+    cky_status st = engine_check_pass("gpu", pass, sr);
+    if (st || dev->prog->part[f].nrule == 0)
+        return st;
+    return run_family(dev, p, f, p->bin[d * CODEGEN_NFAMILY + f]);
+}
+
+/* The unary step over the cells of span length d. */
+static cky_status dev_unary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                            int d)
+{
+    gpu_dev *dev = ctx;
+    cky_status st = engine_check_pass("gpu", pass, sr);
+    if (!st)
+        st = gpu_dev_prof_begin(dev);
+    if (st)
+        return st;
+    plan_segment sg = p->cell[d];
+    const int *cells = gpu_items_at(dev->d_items.p, p).cells;
+    const kviterbi_csr *t = &dev->tables->dev;
+    GPU_CHECK(kernels_unary(dev->pre.p, dev->post.p, dev->nsub, cells + sg.first, (int)sg.count,
+                            t->un_first, t->un_child, t->un_w, dev->unary_lanes, dev->stream));
+    return gpu_dev_prof_end(dev, GPU_STAGE_UNARY);
+}
+
+const engine_ops gpu_dev_ops = {dev_binary, dev_unary, NULL};

@@ -1,0 +1,64 @@
+/* plan: the work of a batch of sentences laid out by span length and rule family, the one
+ * listing every engine uses.
+ *
+ * The sentences of a batch share one cell numbering: sentence k owns cells cell0[k] ..
+ * cell0[k] + chart_ncells(len[k]) - 1, cell (i, j) of it being cell0[k] + chart_cell(len[k],
+ * i, j) (chart/chart.h order). A work item of a binary pass is (left cell, right cell,
+ * parent cell) of one split of one parent cell. Items are grouped by span length d of the
+ * parent, then by family f (codegen_family_id), into segments: within a segment, sentence
+ * by sentence, start i by start i, split by split. A family's splits of a cell depend only on
+ * the children's widths, so every cell of span d has plan_cell_items(f, d) items of family f:
+ * that one rule gives every count here.
+ *
+ * A plan only numbers; the arrays it fills belong to the caller. */
+#ifndef CKY_PARSER_PLAN_H
+#define CKY_PARSER_PLAN_H
+
+#include "../codegen/codegen.h"
+
+/* A range of a plan's item or cell numbering. */
+typedef struct plan_segment {
+    long first, count;
+} plan_segment;
+
+typedef struct plan {
+    int n;            /* sentences */
+    int maxn;         /* words of the longest */
+    int *len;         /* [n]: words of each sentence */
+    long *cell0;      /* [n]: first cell of each sentence */
+    long ncell;       /* cells of the batch */
+    long nitem;       /* binary work items of the batch, all families */
+    long nword;       /* words of the batch (its one-word cells) */
+    long nnode;       /* nodes of a binarized tree of every sentence: sum of 2 len - 1 */
+    plan_segment *bin;  /* [d * CODEGEN_NFAMILY + f], 2 <= d <= maxn: the items of span d,
+                           family f (zero for d < 2) */
+    plan_segment *cell; /* [d], 1 <= d <= maxn: the cells of span d in the order of
+                           plan_fill_cells */
+} plan;
+
+/* Work items of family f in each cell of span length d (d >= 2; 0 below). */
+long plan_cell_items(codegen_family_id f, int d);
+
+/* Work items of a sentence of n words per family: count[f] = sum over d of
+ * (n - d + 1) * plan_cell_items(f, d). */
+void plan_count_items(int n, long count[CODEGEN_NFAMILY]);
+
+/* The plan of n sentences of len[k] >= 0 words. CKY_ERR_NOMEM; *p is then empty (freeing it
+ * is fine). */
+cky_status plan_new(const int *len, int n, plan *p);
+
+void plan_free(plan *p);
+
+/* Fill the items of segment (d, f), in segment order, into left/right/parent[0 ..
+ * count - 1] (cells of the batch numbering); sent[t], when sent is not NULL, gets the
+ * sentence of item t. */
+void plan_fill_items(const plan *p, int d, codegen_family_id f, int *left, int *right,
+                     int *parent, int *sent);
+
+/* Fill the cells of span d, sentence by sentence, start by start, into cells[0 .. count - 1]. */
+void plan_fill_cells(const plan *p, int d, int *cells);
+
+/* The root cell (0, len[k]) of sentence k in the batch numbering. */
+long plan_root_cell(const plan *p, int k);
+
+#endif

@@ -1,0 +1,191 @@
+/* The seams of the parser: the plan (parser/plan.h), its counts, by the one rule, against the
+ * items it lists and against a brute-force enumeration of every split, segment order and
+ * cell numbering; the engine's span-length loop (parser/engine.h) in both directions; the
+ * decoder table (parser/decode.h); the invariant check (CKY_ASSERT). */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../chart/chart.h"
+#include "../parser/decode.h"
+#include "../parser/engine.h"
+#include "../parser/plan.h"
+
+/* Items of family f of one sentence of n words by brute force over every (i, k, j). */
+static long brute_items(int n, codegen_family_id f)
+{
+    long m = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = i + 2; j <= n; j++)
+            for (int k = i + 1; k < j; k++)
+                m += codegen_family_has_split(f, i, k, j);
+    return m;
+}
+
+Test(plan, counts_match_listed_items)
+{
+    int len[] = {1, 7, 0, 2, 13, 3, 40};
+    int n = sizeof len / sizeof *len;
+    plan p;
+    cr_assert_eq(plan_new(len, n, &p), CKY_OK);
+    long want_items = 0, want_cells = 0;
+    for (int k = 0; k < n; k++) {
+        long c[CODEGEN_NFAMILY];
+        plan_count_items(len[k], c);
+        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+            cr_assert_eq(c[f], brute_items(len[k], (codegen_family_id)f),
+                         "sentence of %d words, family %s", len[k],
+                         codegen_family_name((codegen_family_id)f));
+            want_items += c[f];
+        }
+        cr_assert_eq(p.cell0[k], want_cells);
+        want_cells += (long)chart_ncells(len[k]);
+    }
+    cr_assert_eq(p.nitem, want_items);
+    cr_assert_eq(p.ncell, want_cells);
+    cr_assert_eq(p.maxn, 40);
+    int *left = malloc(p.nitem * sizeof *left), *right = malloc(p.nitem * sizeof *right);
+    int *parent = malloc(p.nitem * sizeof *parent), *sent = malloc(p.nitem * sizeof *sent);
+    int *cells = malloc(p.ncell * sizeof *cells);
+    char *seen = calloc(p.ncell, 1);
+    long next = 0, next_cell = 0;
+    for (int d = 1; d <= p.maxn; d++) {
+        cr_assert_eq(p.cell[d].first, next_cell);
+        plan_fill_cells(&p, d, cells + next_cell);
+        for (long c = 0; c < p.cell[d].count; c++) {
+            cr_assert_lt(cells[next_cell + c], p.ncell);
+            cr_assert_eq(seen[cells[next_cell + c]], 0, "cell listed twice");
+            seen[cells[next_cell + c]] = 1;
+        }
+        next_cell += p.cell[d].count;
+        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+            plan_segment sg = p.bin[d * CODEGEN_NFAMILY + f];
+            if (d < 2) {
+                cr_assert_eq(sg.count, 0);
+                continue;
+            }
+            cr_assert_eq(sg.first, next, "span %d family %d starts at %ld", d, f, sg.first);
+            plan_fill_items(&p, d, (codegen_family_id)f, left + next, right + next,
+                            parent + next, sent + next);
+            for (long t = next; t < next + sg.count; t++) {
+                int k = sent[t], base = (int)p.cell0[k];
+                cr_assert(t == next || sent[t] >= sent[t - 1], "sentence order");
+                /* the parent has span d and is split into the two children */
+                int found = 0;
+                for (int i = 0; i + d <= len[k] && !found; i++)
+                    for (int s = i + 1; s < i + d; s++)
+                        if (parent[t] == base + (int)chart_cell(len[k], i, i + d) &&
+                            left[t] == base + (int)chart_cell(len[k], i, s) &&
+                            right[t] == base + (int)chart_cell(len[k], s, i + d)) {
+                            cr_assert(codegen_family_has_split((codegen_family_id)f, i, s,
+                                                               i + d));
+                            found = 1;
+                        }
+                cr_assert(found, "item %ld is no split of a span-%d cell", t, d);
+            }
+            next += sg.count;
+        }
+    }
+    cr_assert_eq(next, p.nitem, "listed %ld items, counted %ld", next, p.nitem);
+    cr_assert_eq(next_cell, p.ncell);
+    for (int k = 0; k < n; k++)
+        if (len[k])
+            cr_assert_eq(plan_root_cell(&p, k), p.cell0[k] + (long)chart_cell(len[k], 0, len[k]));
+    free(left);
+    free(right);
+    free(parent);
+    free(sent);
+    free(cells);
+    free(seen);
+    plan_free(&p);
+}
+
+/* A recording engine: each step appends a letter and its span length. */
+typedef struct trace {
+    char log[512];
+    int fail_at; /* fail the unary step of this span length */
+} trace;
+
+static void note(trace *t, char c, int d)
+{
+    size_t m = strlen(t->log);
+    snprintf(t->log + m, sizeof t->log - m, "%c%d", c, d);
+}
+
+static cky_status rec_binary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                             int d, codegen_family_id f)
+{
+    note(ctx, f == CODEGEN_XX ? 'b' : '.', d);
+    return CKY_OK;
+}
+
+static cky_status rec_unary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                            int d)
+{
+    trace *t = ctx;
+    note(t, 'u', d);
+    return d == t->fail_at ? cky_fail(CKY_ERR_ARG, "stop") : CKY_OK;
+}
+
+static cky_status rec_span(void *ctx, const plan *p, engine_pass pass, int d)
+{
+    note(ctx, '|', d);
+    return CKY_OK;
+}
+
+Test(engine, span_loop_order)
+{
+    int len[] = {3, 2};
+    plan p;
+    cr_assert_eq(plan_new(len, 2, &p), CKY_OK);
+    engine_ops ops = {rec_binary, rec_unary, rec_span};
+    trace t = {"", 0};
+    cr_assert_eq(engine_run_pass(&ops, &t, &p, ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS),
+                 CKY_OK);
+    cr_assert_str_eq(t.log, "u1|1b2.2.2.2u2|2b3.3.3.3u3|3");
+    t = (trace){"", 0};
+    cr_assert_eq(engine_run_pass(&ops, &t, &p, ENGINE_PASS_OUTSIDE, CODEGEN_SEMIRING_MAX_PLUS),
+                 CKY_OK);
+    cr_assert_str_eq(t.log, "u3b3.3.3.3|3u2b2.2.2.2|2u1|1");
+    t = (trace){"", 2};
+    cr_assert_eq(engine_run_pass(&ops, &t, &p, ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS),
+                 CKY_ERR_ARG);
+    cr_assert_str_eq(t.log, "u1|1b2.2.2.2u2");
+    cr_assert_eq(engine_check_pass("test", ENGINE_PASS_OUTSIDE, CODEGEN_SEMIRING_MAX_PLUS),
+                 CKY_ERR_ARG);
+    cr_assert_eq(engine_check_pass("test", ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS),
+                 CKY_OK);
+    plan_free(&p);
+}
+
+/* CKY_ASSERT (util/status.h): silent when the invariant holds, an abort when it is broken. */
+Test(status, assert_holds)
+{
+    int two = 2;
+    CKY_ASSERT(two == 2, "two is %d", two);
+}
+
+Test(status, assert_broken_aborts, .signal = SIGABRT)
+{
+    int two = 2;
+    CKY_ASSERT(two == 3, "two is %d", two);
+}
+
+/* The decoder table (parser/decode.h): the Viterbi decoder asks for the inside pass; an
+ * unknown decoder is refused by decode_get and by parser_new. */
+Test(decode, table_and_unknown_decoder)
+{
+    const decode_def *v = decode_get(PARSER_DECODER_VITERBI);
+    cr_assert_not_null(v);
+    cr_assert_str_eq(v->name, "viterbi");
+    cr_assert_eq(v->passes, 1u << ENGINE_PASS_INSIDE);
+    cr_assert_null(decode_get((parser_decoder)99));
+    parser_options o = parser_default_options();
+    cr_assert_eq(o.decoder, PARSER_DECODER_VITERBI);
+    o.decoder = (parser_decoder)99;
+    parser *p = NULL;
+    cr_assert_eq(parser_new(NULL, &o, &p), CKY_ERR_ARG);
+    cr_assert_null(p);
+}
