@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../kernels/gpu.h"
+#include "../maxrule/maxrule.h"
 #include "../util/workers.h"
 #include "cpu.h"
 #include "gpu.h"
@@ -22,7 +23,7 @@ struct parser {
 
 parser_options parser_default_options(void)
 {
-    return (parser_options){PARSER_ENGINE_REF, VITERBI_EXACT, 0, 200, 0, 0};
+    return (parser_options){PARSER_ENGINE_REF, VITERBI_EXACT, 0, 200, 0, 0, PARSER_DECODER_VITERBI};
 }
 
 parser_engine parser_default_engine(void)
@@ -36,6 +37,14 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
 {
     if (opt->max_length < 1)
         return cky_fail(CKY_ERR_ARG, "max length must be at least 1 (got %d)", opt->max_length);
+    if (opt->decoder == PARSER_DECODER_MAXRULE) {
+        if (opt->engine != PARSER_ENGINE_REF)
+            return cky_fail(CKY_ERR_UNSUPPORTED, "the max-rule decoder currently runs with the "
+                            "ref engine only");
+        cky_status st = maxrule_check_grammar(g);
+        if (st)
+            return st;
+    }
     parser *p = calloc(1, sizeof *p);
     if (!p)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -72,7 +81,7 @@ void parse_result_clear(parse_result *r)
     tree_free(r->tree);
     free(r->error);
     memset(r, 0, sizeof *r);
-    r->score = -INFINITY;
+    r->score = r->loglik = -INFINITY;
 }
 
 static void fail_result(parse_result *r)
@@ -99,8 +108,30 @@ static void finish_result(const parser *p, const chart *c, char *const *words, p
     r->tree = viterbi_unannotate(t);
 }
 
+/* The max-rule decoder (ref engine). */
+static void parse_one_maxrule(const parser *p, const sentence *s, parse_result *r)
+{
+    maxrule_result m;
+    if (maxrule_parse(p->g, s->words, s->n, NULL, &m)) {
+        fail_result(r);
+        return;
+    }
+    r->loglik = m.loglik;
+    if (!m.tree) {
+        r->outcome = PARSE_NO_PARSE;
+        return;
+    }
+    r->outcome = PARSE_OK;
+    r->score = m.score;
+    r->tree = m.tree;
+}
+
 static void parse_one_ref(const parser *p, const sentence *s, parse_result *r)
 {
+    if (p->opt.decoder == PARSER_DECODER_MAXRULE) {
+        parse_one_maxrule(p, s, r);
+        return;
+    }
     chart *c;
     if (ref_parse(p->g, s->words, s->n, CHART_DOUBLE, &c)) {
         fail_result(r);
@@ -229,7 +260,7 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
     int todo = 0;
     for (int k = 0; k < n; k++) {
         memset(&out[k], 0, sizeof out[k]);
-        out[k].score = -INFINITY;
+        out[k].score = out[k].loglik = -INFINITY;
         if (s[k].n == 0)
             out[k].outcome = PARSE_EMPTY;
         else if (s[k].n > p->opt.max_length)
