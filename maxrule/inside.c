@@ -86,6 +86,18 @@ void mr_scale_to(double *scores, int len, int previous, int scale)
         scores[i] *= f;
 }
 
+void mr_mark_nonzero(mr_chart *c, int i, int j)
+{
+    const grammar *g = c->g;
+    const double *cell = mr_in(c, i, j);
+    unsigned char *nz = c->nz + mr_cell(c, i, j) * c->nsym;
+    for (int s = 0; s < g->nsym; s++) {
+        nz[s] = 0;
+        for (int x = g->sub_offset[s]; x < g->sub_offset[s] + g->nsub[s] && !nz[s]; x++)
+            nz[s] = cell[x] != 0;
+    }
+}
+
 /* ---- unscaled ---------------------------------------------------------------------------- */
 
 /* Binary terms of parent P over cell (i, j) into acc[nsub[P]]; 1 if any term was added. */
@@ -140,9 +152,13 @@ static void inside_cell(mr_chart *c, int i, int j)
             continue;
         int np = g->nsub[P], any = 0;
         memset(c->acc, 0, (size_t)np * sizeof *c->acc);
-        for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++)
-            for (int k = i + 1; k < j; k++)
-                any |= binary_terms(c, i, j, P, b, k, c->acc);
+        for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
+            int kmin, kmax;
+            mr_splits(c, &g->binary[b], i, j, &kmin, &kmax);
+            for (int k = kmin; k <= kmax; k++)
+                if (mr_has(c, i, k, g->binary[b].left) && mr_has(c, k, j, g->binary[b].right))
+                    any |= binary_terms(c, i, j, P, b, k, c->acc);
+        }
         for (int p = 0; any && p < np; p++)
             if (c->acc[p] > 0)
                 cell[g->sub_offset[P] + p] = c->acc[p];
@@ -160,6 +176,7 @@ static void inside_cell(mr_chart *c, int i, int j)
     for (int x = 0; x < c->nsub; x++)
         if (c->tmp[x] > 0)
             cell[x] = cell[x] + c->tmp[x];
+    mr_mark_nonzero(c, i, j);
 }
 
 void mr_inside(mr_chart *c)
@@ -200,8 +217,11 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
         int np = g->nsub[P];
         for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
             const grammar_binary *r = &g->binary[b];
-            for (int k = i + 1; k < j; k++) {
-                if (!binary_terms(c, i, j, P, b, k, c->acc))
+            int kmin, kmax;
+            mr_splits(c, r, i, j, &kmin, &kmax);
+            for (int k = kmin; k <= kmax; k++) {
+                if (!mr_has(c, i, k, r->left) || !mr_has(c, k, j, r->right) ||
+                    !binary_terms(c, i, j, P, b, k, c->acc))
                     continue;
                 int cur = mr_jadd(c->iscale[mr_cell(c, i, k) * c->nsym + r->left],
                                   c->iscale[mr_cell(c, k, j) * c->nsym + r->right]);
@@ -212,9 +232,11 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
             }
         }
     }
-    /* unaries parent by parent, updating the cell in place (a later parent reads the
-     * post-unary value of an earlier one, as the jar does) */
+    /* unaries parent by parent, updating the cell in place: in the jar's order a later parent
+     * reads the post-unary value of an earlier one (not so with c->from_pre) */
     const grammar_sum_closure *s = g->sum;
+    const int *src_scale;
+    const double *src = mr_unary_source(c, cell, scale, &src_scale);
     for (int P = 0; P < g->nsym; P++) {
         if (!mr_allowed(c, j - i, P))
             continue;
@@ -223,10 +245,10 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
         memset(after, 0, (size_t)np * sizeof *after);
         for (int k = s->first[P]; k < s->first[P + 1]; k++) {
             int C = s->rule[k].child;
-            if (!unary_terms(c, &s->rule[k], cell + g->sub_offset[C], c->acc))
+            if (!unary_terms(c, &s->rule[k], src + g->sub_offset[C], c->acc))
                 continue;
             any = 1;
-            fold_scaled(c, c->acc, scale[C], after, np, &parent_scale);
+            fold_scaled(c, c->acc, src_scale[C], after, np, &parent_scale);
             for (int p = 0; p < np; p++)
                 after[p] += c->acc[p];
             memset(c->acc, 0, (size_t)c->maxsub * sizeof *c->acc);
@@ -241,6 +263,7 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
             if (after[p] > 0)
                 cell[g->sub_offset[P] + p] += after[p];
     }
+    mr_mark_nonzero(c, i, j);
 }
 
 void mr_inside_scaled(mr_chart *c)

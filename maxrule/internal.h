@@ -15,6 +15,7 @@
 #include "maxrule.h"
 
 #define MR_NO_SCALE INT_MIN /* Integer.MIN_VALUE: no scale yet */
+#define MR_MEMO 4096        /* scale exponents whose log factor is remembered */
 
 typedef struct mr_chart {
     const grammar *g;
@@ -23,6 +24,11 @@ typedef struct mr_chart {
     double *in, *out;          /* [cells][nsub]: iScore, oScore */
     int *iscale, *oscale;      /* [cells][nsym]: scaled passes only */
     int scaled;
+    int from_pre;              /* scaled unaries read the values before the cell's unaries */
+    double *pre;               /* [nsub]: those values (from_pre) */
+    int *pre_scale;            /* [nsym]: their scales */
+    unsigned char *nz;         /* [cells][nsym]: 1 if some inside score of the symbol is not 0 */
+    double *logscale;          /* [2 * MR_MEMO + 1]: log(SCALE^x) for |x| <= MR_MEMO, or NaN */
     double *mscore;                      /* [cells][nsym]: maxcScore */
     int *msplit, *mchild, *mleft, *mright; /* [cells][nsym] */
     double *tmp, *tmp2;                  /* [nsub] scratch (scoresAfterUnaries etc.) */
@@ -42,6 +48,45 @@ static inline double *mr_out(const mr_chart *c, int i, int j)
 static inline int mr_allowed(const mr_chart *c, int span, int sym)
 {
     return span == 1 || c->g->phrasal[sym];
+}
+
+/* 1 if symbol sym has a non-zero inside score over (i, j) (set by the inside passes). */
+static inline int mr_has(const mr_chart *c, int i, int j, int sym)
+{
+    return c->nz[mr_cell(c, i, j) * c->nsym + sym];
+}
+
+/* Set the flags of mr_has for cell (i, j) from its inside scores. */
+void mr_mark_nonzero(mr_chart *c, int i, int j);
+
+/* The split points k of binary rule r over (i, j) whose children are allowed (a POS tag only
+ * spans one word): every other split has no terms, and the jar skips it too. */
+static inline void mr_splits(const mr_chart *c, const grammar_binary *r, int i, int j, int *kmin,
+                             int *kmax)
+{
+    *kmin = i + 1;
+    *kmax = j - 1;
+    if (!c->g->phrasal[r->left] && *kmax > i + 1)
+        *kmax = i + 1;
+    if (!c->g->phrasal[r->right] && *kmin < j - 1)
+        *kmin = j - 1;
+}
+
+/* The values and scales of a cell before its unaries (used when c->from_pre; else the cell
+ * itself, updated in place as the jar's scaled passes do): the vectors unaries read. */
+static inline const double *mr_unary_source(mr_chart *c, double *cell, int *scale,
+                                            const int **src_scale)
+{
+    if (!c->from_pre) {
+        *src_scale = scale;
+        return cell;
+    }
+    for (int x = 0; x < c->nsub; x++)
+        c->pre[x] = cell[x];
+    for (int s = 0; s < c->nsym; s++)
+        c->pre_scale[s] = scale[s];
+    *src_scale = c->pre_scale;
+    return c->pre;
 }
 
 /* Inside scores (unscaled); the lexical layer must be in place. */

@@ -16,10 +16,15 @@
 
 #include "internal.h"
 
-/* log(SCALE^(sum of the scales)) in the scaled case, else 0. */
+/* log(calcScaleFactor(scale)) (remembered: the same exponents recur for every rule). */
 static double scaling(const mr_chart *c, int scale)
 {
-    return c->scaled ? log(mr_scale_factor(scale)) : 0.0;
+    if (scale < -MR_MEMO || scale > MR_MEMO)
+        return log(mr_scale_factor(scale));
+    double *m = &c->logscale[scale + MR_MEMO];
+    if (isnan(*m))
+        *m = log(mr_scale_factor(scale));
+    return *m;
 }
 
 static int iscale_of(const mr_chart *c, int i, int j, int sym)
@@ -66,9 +71,9 @@ static void maxc_binary(mr_chart *c, int i, int j, double norm, int root_scale)
         for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
             const grammar_binary *r = &g->binary[b];
             double to_beat = c->mscore[cell + P];
-            for (int k = i + 1; k < j; k++) {
-                if (!mr_allowed(c, k - i, r->left) || !mr_allowed(c, j - k, r->right))
-                    continue;
+            int kmin, kmax;
+            mr_splits(c, r, i, j, &kmin, &kmax);
+            for (int k = kmin; k <= kmax; k++) {
                 double ls = c->mscore[mr_cell(c, i, k) * c->nsym + r->left];
                 double rs = c->mscore[mr_cell(c, k, j) * c->nsym + r->right];
                 if (ls == -INFINITY || rs == -INFINITY)

@@ -4,6 +4,7 @@
  * tree. */
 #include "maxrule.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,10 @@ static void chart_release(mr_chart *c)
     free(c->out);
     free(c->iscale);
     free(c->oscale);
+    free(c->nz);
+    free(c->pre);
+    free(c->pre_scale);
+    free(c->logscale);
     free(c->mscore);
     free(c->msplit);
     free(c->mchild);
@@ -56,6 +61,9 @@ static cky_status chart_alloc(const grammar *g, int n, mr_chart *c)
     c->lex = calloc((size_t)n * sub, sizeof *c->lex);
     c->in = calloc(cells * sub, sizeof *c->in);
     c->out = calloc(cells * sub, sizeof *c->out);
+    c->nz = calloc(cells * sym, sizeof *c->nz);
+    c->pre = calloc(sub, sizeof *c->pre);
+    c->pre_scale = calloc(sym, sizeof *c->pre_scale);
     c->mscore = malloc(cells * sym * sizeof *c->mscore);
     c->msplit = malloc(cells * sym * sizeof *c->msplit);
     c->mchild = malloc(cells * sym * sizeof *c->mchild);
@@ -64,7 +72,7 @@ static cky_status chart_alloc(const grammar *g, int n, mr_chart *c)
     c->tmp = calloc(sub > sym ? sub : sym, sizeof *c->tmp);
     c->acc = calloc((size_t)c->maxsub, sizeof *c->acc);
     c->acc2 = calloc((size_t)c->maxsub, sizeof *c->acc2);
-    if (!c->lex || !c->in || !c->out || !c->mscore || !c->msplit || !c->mchild || !c->mleft ||
+    if (!c->lex || !c->in || !c->out || !c->nz || !c->pre || !c->pre_scale || !c->mscore || !c->msplit || !c->mchild || !c->mleft ||
         !c->mright || !c->tmp || !c->acc || !c->acc2) {
         chart_release(c);
         return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for a chart of %d words", n);
@@ -87,11 +95,14 @@ static cky_status setup_scaling(mr_chart *c)
     c->scaled = 1;
     c->iscale = malloc(cells * sym * sizeof *c->iscale);
     c->oscale = malloc(cells * sym * sizeof *c->oscale);
-    if (!c->iscale || !c->oscale)
+    c->logscale = malloc((2 * MR_MEMO + 1) * sizeof *c->logscale);
+    if (!c->iscale || !c->oscale || !c->logscale)
         return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for the scales of %d words",
                         c->n);
     for (size_t x = 0; x < cells * sym; x++)
         c->iscale[x] = c->oscale[x] = MR_NO_SCALE;
+    for (int x = 0; x <= 2 * MR_MEMO; x++)
+        c->logscale[x] = NAN;
     memset(c->in, 0, cells * (size_t)c->nsub * sizeof *c->in);
     memset(c->out, 0, cells * (size_t)c->nsub * sizeof *c->out);
     fill_lexical(c);
@@ -117,7 +128,9 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
         mr_inside(c);
         loglik = log(c->in[root]);
     }
-    if (loglik == -INFINITY) {
+    /* The jar rescales only when P(sentence) is 0; with a subnormal root its unscaled passes
+     * lose every digit and find no tree, so a subnormal root counts as an underflow here. */
+    if (loglik == -INFINITY || c->in[root] < DBL_MIN) {
         if ((st = setup_scaling(c)))
             return st;
         mr_inside_scaled(c);
@@ -154,6 +167,7 @@ cky_status maxrule_parse(const grammar *g, char *const *words, int n,
     mr_chart c;
     if ((st = chart_alloc(g, n, &c)))
         return st;
+    c.from_pre = opt && opt->scaled_unaries_from_pre;
     st = decode(&c, words, opt, out);
     chart_release(&c);
     return st;

@@ -6,7 +6,9 @@
  *     (one unary layer per cell; grammar.sum) and the pruned lexicon;
  *  2. if the sentence probability underflows to 0, the same again with the jar's scaling
  *     (ScalingTools: an integer exponent of base e^100 per cell and symbol, and the jar's
- *     order of rescaling, quirks included);
+ *     order of rescaling, quirks included: see maxrule_options). One deliberate difference:
+ *     a subnormal (not only a zero) sentence probability also takes the scaled passes; the
+ *     jar runs its unscaled passes on it, loses every digit and prints no tree;
  *  3. outside scores (unscaled or scaled, as the inside pass was);
  *  4. max-c scores (doConstrainedMaxCScores): a CKY over unsplit symbols where each anchored
  *     rule scores the log of its posterior, sum over substates of
@@ -26,6 +28,13 @@
 
 typedef struct maxrule_options {
     int force_scaled; /* for tests: run the scaled passes even when the root does not underflow */
+    int scaled_unaries_from_pre; /* the scaled passes' unaries read the cell as it was before
+                                    them, as the unscaled passes do. Without it (the default)
+                                    they follow the jar, which updates the cell parent by parent
+                                    (inside) and child by child (outside) in place, so a later
+                                    symbol sees an earlier one's unary terms: a second unary
+                                    step that the unscaled passes do not take, which changes
+                                    log P(sentence) (about 1e-4 relative on short sentences). */
 } maxrule_options;
 
 typedef struct maxrule_result {

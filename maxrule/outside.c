@@ -76,8 +76,11 @@ static void outside_cell(mr_chart *c, int i, int j)
     for (int P = 0; j - i > 1 && P < g->nsym; P++) {
         for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
             const grammar_binary *r = &g->binary[b];
-            int nl = g->nsub[r->left], nr = g->nsub[r->right];
-            for (int k = i + 1; k < j; k++) {
+            int nl = g->nsub[r->left], nr = g->nsub[r->right], kmin, kmax;
+            mr_splits(c, r, i, j, &kmin, &kmax);
+            for (int k = kmin; k <= kmax; k++) {
+                if (!mr_has(c, i, k, r->left) || !mr_has(c, k, j, r->right))
+                    continue; /* no terms: a zero inside score is skipped */
                 memset(c->acc, 0, (size_t)c->maxsub * sizeof *c->acc);
                 memset(c->acc2, 0, (size_t)c->maxsub * sizeof *c->acc2);
                 if (!binary_out_terms(c, i, j, P, b, k, 1, c->acc, c->acc2))
@@ -131,14 +134,17 @@ static void add_child_scaled(mr_chart *c, double *acc, int cur, size_t cell, int
     memset(acc, 0, (size_t)c->maxsub * sizeof *acc);
 }
 
-/* The unaries of one cell, child by child, the cell updated in place (a later child reads the
- * outside of an earlier one with its unary terms, as the jar does). */
+/* The unaries of one cell, child by child, the cell updated in place: in the jar's order a
+ * later child reads the outside of an earlier one with its unary terms (not so with
+ * c->from_pre). */
 static void outside_unary_scaled(mr_chart *c, int i, int j)
 {
     const grammar *g = c->g;
     const grammar_sum_closure *s = g->sum;
     double *cell = mr_out(c, i, j);
     int *scale = c->oscale + mr_cell(c, i, j) * c->nsym;
+    const int *src_scale;
+    const double *src = mr_unary_source(c, cell, scale, &src_scale);
     for (int C = 0; C < g->nsym; C++) {
         if (!mr_allowed(c, j - i, C))
             continue;
@@ -148,10 +154,10 @@ static void outside_unary_scaled(mr_chart *c, int i, int j)
         for (int x = s->child_first[C]; x < s->child_first[C + 1]; x++) {
             const grammar_sum_unary *u = &s->rule[s->by_child[x]];
             if (!mr_allowed(c, j - i, u->parent) ||
-                !unary_out_terms(c, u, cell + g->sub_offset[u->parent], c->acc))
+                !unary_out_terms(c, u, src + g->sub_offset[u->parent], c->acc))
                 continue;
             any = 1;
-            int cur = mr_scale_array(c->acc, c->maxsub, scale[u->parent]);
+            int cur = mr_scale_array(c->acc, c->maxsub, src_scale[u->parent]);
             if (child_scale != cur) {
                 if (child_scale == MR_NO_SCALE) {
                     child_scale = cur;
@@ -188,7 +194,9 @@ static void outside_cell_scaled(mr_chart *c, int i, int j)
             continue;
         for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
             const grammar_binary *r = &g->binary[b];
-            for (int k = i + 1; k < j; k++) {
+            int kmin, kmax;
+            mr_splits(c, r, i, j, &kmin, &kmax);
+            for (int k = kmin; k <= kmax; k++) {
                 if (!binary_out_terms(c, i, j, P, b, k, 0, c->acc, c->acc2))
                     continue;
                 size_t lc = mr_cell(c, i, k), rc = mr_cell(c, k, j);
