@@ -1,5 +1,5 @@
 /* inside: the inside passes of the max-rule decoder (the jar's doConstrainedInsideScores with
- * viterbi = false, logScores = false, and doScaledConstrainedInsideScores), and ScalingTools.
+ * viterbi = false, logScores = false, and doScaledConstrainedInsideScores).
  *
  * Binary rules are walked by parent, rule (list order), split, left substate, right substate,
  * parent substate; a binary term is (rule * left) * right. The rows of a grammar_binary are the
@@ -9,82 +9,6 @@
 #include <string.h>
 
 #include "internal.h"
-
-/* ---- ScalingTools ------------------------------------------------------------------------ */
-
-#define MR_LOGSCALE 100
-
-static double scale_base(void) { return exp(MR_LOGSCALE); }
-
-double mr_scale_factor(int log_scale)
-{
-    double s = scale_base();
-    if (log_scale == MR_NO_SCALE)
-        return 0.0;
-    switch (log_scale) {
-    case 0: return 1.0;
-    case 1: return s;
-    case 2: return s * s;
-    case 3: return s * s * s;
-    case -1: return 1.0 / s;
-    case -2: return 1.0 / s / s;
-    case -3: return 1.0 / s / s / s;
-    default: return pow(s, (double)log_scale);
-    }
-}
-
-static double array_max(const double *v, int len)
-{
-    double m = -INFINITY;
-    for (int i = 0; i < len; i++)
-        if (v[i] > m)
-            m = v[i];
-    return m;
-}
-
-int mr_scale_array(double *scores, int len, int previous)
-{
-    if (previous == MR_NO_SCALE)
-        return previous;
-    double s = scale_base();
-    int log_scale = 0;
-    double scale = 1.0, max = array_max(scores, len);
-    if (max == INFINITY)
-        return 0;
-    if (max == 0)
-        return previous;
-    while (max > s) {
-        max /= s;
-        scale *= s;
-        log_scale += 1;
-    }
-    while (max > 0.0 && max < 1.0 / s) {
-        max *= s;
-        scale /= s;
-        log_scale -= 1;
-    }
-    if (log_scale != 0)
-        for (int i = 0; i < len; i++)
-            scores[i] /= scale;
-    return mr_jadd(previous, log_scale);
-}
-
-void mr_scale_to(double *scores, int len, int previous, int scale)
-{
-    int diff = mr_jsub(previous, scale);
-    if (diff == 0)
-        return;
-    double max = array_max(scores, len);
-    if (isinf(max) || isnan(max) || max == 0.0) /* SloppyMath.isDangerous */
-        return;
-    double f = mr_scale_factor(diff);
-    if (diff != INT_MIN && (diff >= 800 || diff <= -800)) { /* Math.abs(MIN_VALUE) < 0 */
-        memset(scores, 0, (size_t)len * sizeof *scores);
-        return;
-    }
-    for (int i = 0; i < len; i++)
-        scores[i] *= f;
-}
 
 void mr_mark_nonzero(mr_chart *c, int i, int j)
 {
@@ -188,24 +112,6 @@ void mr_inside(mr_chart *c)
 
 /* ---- scaled ------------------------------------------------------------------------------ */
 
-/* Fold acc (scale `scale`) into dst (of scale *dst_scale) the way the jar does after each
- * batch of terms: scaleArray, then both to the larger scale. */
-static void fold_scaled(mr_chart *c, double *acc, int scale, double *dst, int ndst,
-                        int *dst_scale)
-{
-    int cur = mr_scale_array(acc, c->maxsub, scale);
-    if (*dst_scale != cur) {
-        if (*dst_scale == MR_NO_SCALE) {
-            *dst_scale = cur;
-        } else {
-            int ns = cur > *dst_scale ? cur : *dst_scale;
-            mr_scale_to(acc, c->maxsub, cur, ns);
-            mr_scale_to(dst, ndst, *dst_scale, ns);
-            *dst_scale = ns;
-        }
-    }
-}
-
 static void inside_cell_scaled(mr_chart *c, int i, int j)
 {
     const grammar *g = c->g;
@@ -225,10 +131,7 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
                     continue;
                 int cur = mr_jadd(c->iscale[mr_cell(c, i, k) * c->nsym + r->left],
                                   c->iscale[mr_cell(c, k, j) * c->nsym + r->right]);
-                fold_scaled(c, c->acc, cur, cell + g->sub_offset[P], np, &scale[P]);
-                for (int p = 0; p < np; p++)
-                    cell[g->sub_offset[P] + p] += c->acc[p];
-                memset(c->acc, 0, (size_t)c->maxsub * sizeof *c->acc);
+                mr_fold_add(c, c->acc, cur, cell + g->sub_offset[P], np, &scale[P]);
             }
         }
     }
@@ -240,7 +143,7 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
     for (int P = 0; P < g->nsym; P++) {
         if (!mr_allowed(c, j - i, P))
             continue;
-        int np = g->nsub[P], parent_scale = scale[P], before = parent_scale, any = 0;
+        int np = g->nsub[P], parent_scale = scale[P], any = 0;
         double *after = c->tmp; /* scoresAfterUnaries[P]; zero until first used */
         memset(after, 0, (size_t)np * sizeof *after);
         for (int k = s->first[P]; k < s->first[P + 1]; k++) {
@@ -248,20 +151,10 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
             if (!unary_terms(c, &s->rule[k], src + g->sub_offset[C], c->acc))
                 continue;
             any = 1;
-            fold_scaled(c, c->acc, src_scale[C], after, np, &parent_scale);
-            for (int p = 0; p < np; p++)
-                after[p] += c->acc[p];
-            memset(c->acc, 0, (size_t)c->maxsub * sizeof *c->acc);
+            mr_fold_add(c, c->acc, src_scale[C], after, np, &parent_scale);
         }
-        if (!any)
-            continue;
-        int ns = before > parent_scale ? before : parent_scale;
-        mr_scale_to(cell + g->sub_offset[P], np, before, ns);
-        mr_scale_to(after, np, parent_scale, ns);
-        scale[P] = ns;
-        for (int p = 0; p < np; p++)
-            if (after[p] > 0)
-                cell[g->sub_offset[P] + p] += after[p];
+        if (any)
+            mr_add_unaries(cell + g->sub_offset[P], np, &scale[P], after, parent_scale);
     }
     mr_mark_nonzero(c, i, j);
 }

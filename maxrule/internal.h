@@ -110,6 +110,9 @@ cky_status mr_extract(const mr_chart *c, char *const *words, tree **out);
 static inline int mr_jadd(int a, int b) { return (int)(unsigned)((unsigned)a + (unsigned)b); }
 static inline int mr_jsub(int a, int b) { return (int)(unsigned)((unsigned)a - (unsigned)b); }
 
+/* DoubleArrays.max: the largest of len values (-inf for none). */
+double mr_array_max(const double *v, int len);
+
 /* calcScaleFactor(logScale): SCALE^logScale, 0 for Integer.MIN_VALUE. */
 double mr_scale_factor(int log_scale);
 
@@ -118,5 +121,14 @@ int mr_scale_array(double *scores, int len, int previous);
 
 /* scaleArrayToScale(scores, previousScale, newScale) over len values. */
 void mr_scale_to(double *scores, int len, int previous, int scale);
+
+/* Fold a batch of terms acc[maxsub] (scale `scale` before scaleArray) into dst[ndst] of scale
+ * *dst_scale as the jar's scaled passes do: scaleArray, both to the larger scale, add, and
+ * acc zeroed again. */
+void mr_fold_add(mr_chart *c, double *acc, int scale, double *dst, int ndst, int *dst_scale);
+
+/* The end of a symbol's unaries in a scaled pass: vec[n] (scale *scale) and the unary terms
+ * after[n] (scale after_scale) both to the larger scale, which *scale becomes; after added. */
+void mr_add_unaries(double *vec, int n, int *scale, double *after, int after_scale);
 
 #endif

@@ -100,40 +100,6 @@ static void outside_cell(mr_chart *c, int i, int j)
 
 /* ---- scaled ------------------------------------------------------------------------------ */
 
-static double array_max(const double *v, int len)
-{
-    double m = -INFINITY;
-    for (int i = 0; i < len; i++)
-        if (v[i] > m)
-            m = v[i];
-    return m;
-}
-
-/* Add acc (scale `cur` before scaleArray) to the child outside vector dst of symbol `sym` in
- * cell `cell`, as the binary part of the scaled outside pass does. */
-static void add_child_scaled(mr_chart *c, double *acc, int cur, size_t cell, int sym)
-{
-    const grammar *g = c->g;
-    int n = g->nsub[sym];
-    int *dst_scale = &c->oscale[cell * c->nsym + sym];
-    double *dst = c->out + cell * c->nsub + g->sub_offset[sym];
-    cur = mr_scale_array(acc, c->maxsub, cur);
-    if (*dst_scale != cur) {
-        if (*dst_scale == MR_NO_SCALE) {
-            *dst_scale = cur;
-        } else {
-            int ns = cur > *dst_scale ? cur : *dst_scale;
-            mr_scale_to(acc, c->maxsub, cur, ns);
-            mr_scale_to(dst, n, *dst_scale, ns);
-            *dst_scale = ns;
-        }
-    }
-    for (int x = 0; x < n; x++)
-        if (acc[x] > 0)
-            dst[x] += acc[x];
-    memset(acc, 0, (size_t)c->maxsub * sizeof *acc);
-}
-
 /* The unaries of one cell, child by child, the cell updated in place: in the jar's order a
  * later child reads the outside of an earlier one with its unary terms (not so with
  * c->from_pre). */
@@ -148,7 +114,7 @@ static void outside_unary_scaled(mr_chart *c, int i, int j)
     for (int C = 0; C < g->nsym; C++) {
         if (!mr_allowed(c, j - i, C))
             continue;
-        int nc = g->nsub[C], child_scale = scale[C], before = child_scale, any = 0;
+        int nc = g->nsub[C], child_scale = scale[C], any = 0;
         double *after = c->tmp;
         memset(after, 0, (size_t)nc * sizeof *after);
         for (int x = s->child_first[C]; x < s->child_first[C + 1]; x++) {
@@ -157,30 +123,10 @@ static void outside_unary_scaled(mr_chart *c, int i, int j)
                 !unary_out_terms(c, u, src + g->sub_offset[u->parent], c->acc))
                 continue;
             any = 1;
-            int cur = mr_scale_array(c->acc, c->maxsub, src_scale[u->parent]);
-            if (child_scale != cur) {
-                if (child_scale == MR_NO_SCALE) {
-                    child_scale = cur;
-                } else {
-                    int ns = cur > child_scale ? cur : child_scale;
-                    mr_scale_to(c->acc, c->maxsub, cur, ns);
-                    mr_scale_to(after, nc, child_scale, ns);
-                    child_scale = ns;
-                }
-            }
-            for (int cp = 0; cp < nc; cp++)
-                after[cp] += c->acc[cp];
-            memset(c->acc, 0, (size_t)c->maxsub * sizeof *c->acc);
+            mr_fold_add(c, c->acc, src_scale[u->parent], after, nc, &child_scale);
         }
-        if (!any)
-            continue;
-        int ns = before > child_scale ? before : child_scale;
-        mr_scale_to(cell + g->sub_offset[C], nc, before, ns);
-        mr_scale_to(after, nc, child_scale, ns);
-        scale[C] = ns;
-        for (int cp = 0; cp < nc; cp++)
-            if (after[cp] > 0)
-                cell[g->sub_offset[C] + cp] += after[cp];
+        if (any)
+            mr_add_unaries(cell + g->sub_offset[C], nc, &scale[C], after, child_scale);
     }
 }
 
@@ -201,14 +147,14 @@ static void outside_cell_scaled(mr_chart *c, int i, int j)
                     continue;
                 size_t lc = mr_cell(c, i, k), rc = mr_cell(c, k, j);
                 int pscale = c->oscale[pc * c->nsym + P];
-                if (array_max(c->acc, c->maxsub) != 0)
-                    add_child_scaled(c, c->acc,
-                                     mr_jadd(pscale, c->iscale[rc * c->nsym + r->right]), lc,
-                                     r->left);
-                if (array_max(c->acc2, c->maxsub) != 0)
-                    add_child_scaled(c, c->acc2,
-                                     mr_jadd(pscale, c->iscale[lc * c->nsym + r->left]), rc,
-                                     r->right);
+                if (mr_array_max(c->acc, c->maxsub) != 0)
+                    mr_fold_add(c, c->acc, mr_jadd(pscale, c->iscale[rc * c->nsym + r->right]),
+                                c->out + lc * c->nsub + g->sub_offset[r->left],
+                                g->nsub[r->left], &c->oscale[lc * c->nsym + r->left]);
+                if (mr_array_max(c->acc2, c->maxsub) != 0)
+                    mr_fold_add(c, c->acc2, mr_jadd(pscale, c->iscale[lc * c->nsym + r->left]),
+                                c->out + rc * c->nsub + g->sub_offset[r->right],
+                                g->nsub[r->right], &c->oscale[rc * c->nsym + r->right]);
             }
         }
     }
