@@ -9,6 +9,7 @@
  * those objects (computePairsOfUnaries appends them to both lists; Java serialization keeps
  * the sharing, and the reader resolves it to the same node), so they are pruned; the closed
  * sum rules of pairs with a raw rule are separate objects and keep their stored values. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,46 @@ typedef struct sum_reader {
     grammar_sum_closure *sum;
     const jser_node **node; /* [sum->n]: the rule object each stored rule came from */
     int cap, cap_node;
+    struct node_index *index; /* [sum->n]: (node, rule) sorted by node, for lookups */
 } sum_reader;
+
+typedef struct node_index {
+    uintptr_t node;
+    int rule;
+} node_index;
+
+static int cmp_node(const void *a, const void *b)
+{
+    uintptr_t x = ((const node_index *)a)->node, y = ((const node_index *)b)->node;
+    return x < y ? -1 : x > y;
+}
+
+/* Sort the stored rules by their objects (a rule object is stored once per parent list). */
+static cky_status index_nodes(sum_reader *r)
+{
+    int n = r->sum->n;
+    if (!(r->index = malloc((size_t)(n ? n : 1) * sizeof *r->index)))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n; k++)
+        r->index[k] = (node_index){(uintptr_t)r->node[k], k};
+    qsort(r->index, (size_t)n, sizeof *r->index, cmp_node);
+    return CKY_OK;
+}
+
+/* The stored rule that came from object `node`, or -1 (the first if it is stored twice). */
+static int find_node(const sum_reader *r, const jser_node *node)
+{
+    int lo = 0, hi = r->sum->n;
+    uintptr_t key = (uintptr_t)node;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (r->index[mid].node < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->sum->n && r->index[lo].node == key ? r->index[lo].rule : -1;
+}
 
 /* A list field of the Grammar as an array of nsym lists; *out = NULL if it is absent. */
 static cky_status optional_lists(native_ctx *c, const jser_node *gr, const char *name,
@@ -82,15 +122,15 @@ static cky_status prune_shared(sum_reader *r, const jser_node *raw_lists)
         cky_status st = native_rule_list(raw_lists, P, "unaryRulesWithParent", &rules, &n);
         if (st)
             return st;
-        for (size_t i = 0; i < n; i++)
-            for (int k = s->first[P]; k < s->first[P + 1]; k++) {
-                if (r->node[k] != rules[i])
-                    continue;
-                size_t cells = (size_t)r->c->nsub[s->rule[k].child] * r->c->nsub[P];
-                for (size_t v = 0; v < cells; v++)
-                    if (s->rule[k].prob[v] <= SUM_UNARY_PRUNE)
-                        s->rule[k].prob[v] = 0.0;
-            }
+        for (size_t i = 0; i < n; i++) {
+            int k = find_node(r, rules[i]);
+            if (k < 0 || s->rule[k].parent != P)
+                continue;
+            size_t cells = (size_t)r->c->nsub[s->rule[k].child] * r->c->nsub[P];
+            for (size_t v = 0; v < cells; v++)
+                if (s->rule[k].prob[v] <= SUM_UNARY_PRUNE)
+                    s->rule[k].prob[v] = 0.0;
+        }
     }
     return CKY_OK;
 }
@@ -110,10 +150,7 @@ static cky_status child_order(sum_reader *r, const jser_node *child_lists)
         if (st)
             return st;
         for (size_t i = 0; i < n; i++) {
-            int found = -1;
-            for (int j = 0; j < s->n && found < 0; j++)
-                if (r->node[j] == rules[i])
-                    found = j;
+            int found = find_node(r, rules[i]);
             if (found < 0) {
                 int parent = -1, child = -1;
                 if (rules[i] && !native_rule_state(r->c, rules[i], "parentState", &parent) &&
@@ -186,7 +223,8 @@ static cky_status read_sum(sum_reader *r, const jser_node *gr, const jser_node *
                 return st;
         r->sum->first[P + 1] = r->sum->n;
     }
-    if ((st = optional_lists(r->c, gr, "unaryRulesWithParent", &raw_lists)) ||
+    if ((st = index_nodes(r)) ||
+        (st = optional_lists(r->c, gr, "unaryRulesWithParent", &raw_lists)) ||
         (st = prune_shared(r, raw_lists)) || (st = child_order(r, child_lists)))
         return st;
     return read_paths(r, gr);
@@ -201,11 +239,12 @@ cky_status native_read_sum(native_ctx *c, const jser_node *gr, grammar_builder *
         return st;
     if (!parent_lists || !child_lists)
         return CKY_OK; /* no sum closure: the grammar parses with Viterbi only */
-    sum_reader r = {c, calloc(1, sizeof(grammar_sum_closure)), NULL, 0, 0};
+    sum_reader r = {c, calloc(1, sizeof(grammar_sum_closure)), NULL, 0, 0, NULL};
     if (!r.sum)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     st = read_sum(&r, gr, parent_lists, child_lists);
     free(r.node);
+    free(r.index);
     if (st) {
         grammar_sum_free(r.sum);
         return st;
