@@ -3,7 +3,8 @@
  * likelihood and max-rule score within 1e-9 relative, the same tree); the scaled passes agree
  * with the unscaled ones; a sentence whose probability underflows goes through the scaled
  * passes to a finite score and a tree; the sum closure is loaded from .gr files and its
- * absence (text export) is refused with a clear message; the --score layout. */
+ * absence (text export) is refused with a clear message; the --score layout; the parser's
+ * decoder option. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 
 #include "../grammar/grammar.h"
 #include "../maxrule/maxrule.h"
+#include "../parser/parser.h"
 #include "../parser/sentence.h"
 #include "../util/io.h"
 
@@ -264,5 +266,61 @@ Test(maxrule, score_layout)
     cr_assert_eq(ll, r.loglik, "printed %s", out);
     cr_assert_eq(sc, r.score, "printed %s", out);
     tree_free(r.tree);
+    grammar_free(g);
+}
+
+/* The parser's decoder option: max-rule through parser_parse gives maxrule_parse's answer;
+ * other engines and text grammars are refused up front; Viterbi leaves loglik at -inf. */
+Test(maxrule, parser_dispatch)
+{
+    grammar *g = load(GRAMMARS "sample-sm1/sample-sm1.gr");
+    parser_options opt = parser_default_options();
+    cr_assert_eq(opt.decoder, PARSER_DECODER_VITERBI);
+    parser *p;
+    opt.decoder = PARSER_DECODER_MAXRULE;
+    opt.engine = PARSER_ENGINE_CPU;
+    cr_assert_eq(parser_new(g, &opt, &p), CKY_ERR_UNSUPPORTED);
+    cr_assert(strstr(cky_last_error(), "ref"), "%s", cky_last_error());
+    opt.engine = PARSER_ENGINE_REF;
+    opt.threads = 2;
+    cr_assert_eq(parser_new(g, &opt, &p), CKY_OK, "%s", cky_last_error());
+    const char *lines[] = {"Stocks fell .", "", "The market closed higher on Friday ."};
+    sentence s[3];
+    parse_result r[3];
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(sentence_from_line(lines[k], strlen(lines[k]), &s[k]), CKY_OK);
+    cr_assert_eq(parser_parse(p, s, 3, r), CKY_OK);
+    cr_assert_eq(r[1].outcome, PARSE_EMPTY);
+    for (int k = 0; k < 3; k += 2) {
+        maxrule_result m;
+        cr_assert_eq(maxrule_parse(g, s[k].words, s[k].n, NULL, &m), CKY_OK);
+        cr_assert_eq(r[k].outcome, PARSE_OK);
+        cr_assert_eq(r[k].loglik, m.loglik);
+        cr_assert_eq(r[k].score, m.score);
+        char *a = tree_string(r[k].tree), *b = tree_string(m.tree);
+        cr_assert_str_eq(a, b);
+        free(a);
+        free(b);
+        tree_free(m.tree);
+    }
+    for (int k = 0; k < 3; k++)
+        parse_result_clear(&r[k]);
+    parser_free(p);
+
+    opt.decoder = PARSER_DECODER_VITERBI;
+    cr_assert_eq(parser_new(g, &opt, &p), CKY_OK);
+    cr_assert_eq(parser_parse(p, s, 1, r), CKY_OK);
+    cr_assert_eq(r[0].outcome, PARSE_OK);
+    cr_assert(isinf(r[0].loglik) && r[0].loglik < 0);
+    parse_result_clear(&r[0]);
+    parser_free(p);
+    for (int k = 0; k < 3; k++)
+        sentence_free(&s[k]);
+    grammar_free(g);
+
+    g = load(GRAMMARS "sample-sm1/sample-sm1");
+    opt.decoder = PARSER_DECODER_MAXRULE;
+    cr_assert_eq(parser_new(g, &opt, &p), CKY_ERR_UNSUPPORTED);
+    cr_assert(strstr(cky_last_error(), ".gr"), "%s", cky_last_error());
     grammar_free(g);
 }
