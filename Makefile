@@ -41,7 +41,7 @@ ifneq ($(V),1)
 Q := @
 endif
 
-MODULES  := util grammar corpus_tools chart parser viterbi codegen kernels
+MODULES  := util grammar corpus_tools chart parser viterbi maxrule codegen kernels
 LIB_SRC  := $(wildcard $(addsuffix /*.c,$(MODULES)))
 CU_SRC   := $(wildcard kernels/*.cu)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
@@ -53,7 +53,7 @@ API_OBJ  := $(API_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard test/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test test-gpu test-python check-dev check-native debug clean fuzz
+.PHONY: all test test-gpu test-python check-dev check-native check-maxrule check-maxrule-heldout debug clean fuzz
 
 all: $(BUILD)/cky $(BUILD)/libcky.so
 
@@ -127,6 +127,14 @@ check-dev: $(BUILD)/cky
 check-native: $(BUILD)/cky
 	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-lexicon
 	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-native
+
+# The max-rule decoder against the Berkeley parser's unpruned max-rule output (long; GRAMMARS=
+# and LIMIT= pick a subset), and against the jar itself on held-out sentences (JAR=, CLASSES=).
+check-maxrule: $(BUILD)/cky
+	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-maxrule
+
+check-maxrule-heldout: $(BUILD)/cky
+	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-maxrule-heldout
 
 debug:
 	$(MAKE) OPT="-O0 -g"

@@ -45,8 +45,13 @@ static const char usage_text[] =
     "      --tokenize          the input is raw text, one sentence per line: tokenize it as\n"
     "                          the Penn Treebank is (`` '' quotes, n't 's splits, -LRB-,\n"
     "                          the final period, ...) before parsing\n"
-    "      --score             prefix each tree with the root log score of the best parse and\n"
-    "                          a tab (-inf when there is no parse)\n"
+    "      --decoder DECODER   viterbi: the best derivation (default); maxrule: the tree that\n"
+    "                          maximizes the product of its rules' posteriors, the Berkeley\n"
+    "                          parser's default; it runs with --engine ref (the engine when\n"
+    "                          none is given) and needs a native .gr grammar\n"
+    "      --score             viterbi: prefix each tree with the root log score of the best\n"
+    "                          parse and a tab (-inf when there is no parse); maxrule: with\n"
+    "                          log P(sentence), a tab, the tree's max-rule score and a tab\n"
     "      --engine ENGINE     gpu: the generated float32 kernels on the GPU (the default\n"
     "                          where there is one); cpu: the same kernels on CPU threads\n"
     "                          (the default without a GPU; bit-identical charts and trees;\n"
@@ -94,11 +99,12 @@ typedef struct options {
 static int read_options(int argc, char **argv, options *o)
 {
     enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
-           OPT_GOLD, OPT_EVAL, OPT_DEVICE, OPT_WORKSPACE, OPT_TOKENIZE };
+           OPT_GOLD, OPT_EVAL, OPT_DEVICE, OPT_WORKSPACE, OPT_TOKENIZE, OPT_DECODER };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},   {"input", required_argument, 0, 'i'},
         {"output", required_argument, 0, 'o'},    {"score", no_argument, 0, OPT_SCORE},
         {"engine", required_argument, 0, OPT_ENGINE},
+        {"decoder", required_argument, 0, OPT_DECODER},
         {"device", required_argument, 0, OPT_DEVICE},
         {"workspace", required_argument, 0, OPT_WORKSPACE},
         {"backtrace", required_argument, 0, OPT_BACKTRACE},
@@ -138,6 +144,15 @@ static int read_options(int argc, char **argv, options *o)
                 o->popt.engine = PARSER_ENGINE_GPU;
             else
                 return cli_usage_error("parse", "unknown engine '%s' (known: gpu, cpu, ref)",
+                                       optarg);
+            break;
+        case OPT_DECODER:
+            if (!strcmp(optarg, "viterbi"))
+                o->popt.decoder = PARSER_DECODER_VITERBI;
+            else if (!strcmp(optarg, "maxrule"))
+                o->popt.decoder = PARSER_DECODER_MAXRULE;
+            else
+                return cli_usage_error("parse", "unknown decoder '%s' (known: viterbi, maxrule)",
                                        optarg);
             break;
         case OPT_DEVICE:
@@ -184,6 +199,12 @@ static int read_options(int argc, char **argv, options *o)
         return cli_usage_error("parse", "--tokenize is for raw text, not with --treebank");
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
+    if (o->popt.decoder == PARSER_DECODER_MAXRULE && (int)o->popt.engine != -1 &&
+        o->popt.engine != PARSER_ENGINE_REF)
+        return cli_usage_error("parse", "--decoder maxrule currently runs with --engine ref "
+                               "only (the cpu and gpu engines do not have it yet)");
+    if (o->popt.decoder == PARSER_DECODER_MAXRULE && (int)o->popt.engine == -1)
+        o->popt.engine = PARSER_ENGINE_REF; /* the only engine with max-rule */
     if ((int)o->popt.engine == -1) {
         o->popt.engine = parser_default_engine();
         if (o->popt.engine == PARSER_ENGINE_CPU)
@@ -312,6 +333,10 @@ static int flush_batch(run *rn, batch *b)
             report_failure(rn->src, b->line[k], &b->s[k], r, rn->o->popt.max_length);
         if (r->outcome == PARSE_FAILED)
             rn->internal++;
+        if (rn->o->score && rn->o->popt.decoder == PARSER_DECODER_MAXRULE) {
+            print_score(rn->out_f, r->loglik); /* -inf prints as "-inf" */
+            fputc('\t', rn->out_f);
+        }
         if (rn->o->score) {
             if (r->outcome == PARSE_OK)
                 print_score(rn->out_f, r->score);

@@ -17,6 +17,7 @@ struct grammar_builder {
     grammar_binary *binary; /* score holds linear probabilities, full [l][r][p] until finish */
     int nunary, cap_unary;
     grammar_unary *unary;
+    grammar_sum_closure *sum;
 };
 
 double grammar_log(double x)
@@ -35,11 +36,13 @@ void builder_free(grammar_builder *b)
         free(b->name[i]);
     for (int i = 0; i < b->nbinary; i++) {
         free(b->binary[i].score);
+        free(b->binary[i].prob);
         free(b->binary[i].row_l);
         free(b->binary[i].row_r);
     }
     for (int i = 0; i < b->nunary; i++)
         free(b->unary[i].score);
+    grammar_sum_free(b->sum);
     free(b->name);
     free(b->nsub);
     free(b->phrasal);
@@ -99,7 +102,7 @@ cky_status builder_adopt_binary(grammar_builder *b, int parent, int left, int ri
         st = cky_fail(CKY_ERR_NOMEM, "out of memory");
         goto fail;
     }
-    b->binary[b->nbinary++] = (grammar_binary){parent, left, right, 0, NULL, NULL, prob};
+    b->binary[b->nbinary++] = (grammar_binary){parent, left, right, 0, NULL, NULL, prob, NULL};
     return CKY_OK;
 fail:
     free(prob);
@@ -140,7 +143,28 @@ cky_status builder_add_unary(grammar_builder *b, int parent, int child, const do
     return CKY_OK;
 }
 
-/* Prune a binary rule's full linear table to its non-zero rows, in log space. */
+void builder_set_sum(grammar_builder *b, grammar_sum_closure *sum)
+{
+    grammar_sum_free(b->sum);
+    b->sum = sum;
+}
+
+void grammar_sum_free(grammar_sum_closure *sum)
+{
+    if (!sum)
+        return;
+    for (int i = 0; i < sum->n; i++)
+        free(sum->rule[i].prob);
+    free(sum->rule);
+    free(sum->first);
+    free(sum->by_child);
+    free(sum->child_first);
+    free(sum->path);
+    free(sum);
+}
+
+/* Prune a binary rule's full linear table to its non-zero rows, in log space and (prob) as
+ * pruned linear probabilities. */
 static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
 {
     int nl = b->nsub[r->left], nr = b->nsub[r->right], np = b->nsub[r->parent];
@@ -155,8 +179,10 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
     r->row_l = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
     r->row_r = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
     double *score = malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double));
-    if (!r->row_l || !r->row_r || !score) {
+    double *prob = malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double));
+    if (!r->row_l || !r->row_r || !score || !prob) {
         free(score);
+        free(prob);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
     int k = 0;
@@ -169,13 +195,16 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
             continue;
         r->row_l[k] = lr / nr;
         r->row_r[k] = lr % nr;
-        for (int p = 0; p < np; p++)
-            score[(size_t)k * np + p] =
-                row[p] >= GRAMMAR_BINARY_PRUNE ? grammar_log(row[p]) : -INFINITY;
+        for (int p = 0; p < np; p++) {
+            int kept = row[p] >= GRAMMAR_BINARY_PRUNE;
+            score[(size_t)k * np + p] = kept ? grammar_log(row[p]) : -INFINITY;
+            prob[(size_t)k * np + p] = kept ? row[p] : 0.0;
+        }
         k++;
     }
     r->nrow = nrow;
     r->score = score;
+    r->prob = prob;
     free(full);
     return CKY_OK;
 }
@@ -239,6 +268,7 @@ cky_status builder_finish(grammar_builder *b, grammar_lexicon *lex, const char *
             b->binary[kept++] = b->binary[i];
         } else {
             free(b->binary[i].score);
+            free(b->binary[i].prob);
             free(b->binary[i].row_l);
             free(b->binary[i].row_r);
         }
@@ -259,6 +289,7 @@ cky_status builder_finish(grammar_builder *b, grammar_lexicon *lex, const char *
     g->binary = b->binary;
     g->nunary = b->nunary;
     g->unary = b->unary;
+    g->sum = b->sum;
     g->lexicon = lex;
     g->source = strdup(source);
     g->sub_offset = malloc((size_t)g->nsym * sizeof *g->sub_offset);
@@ -293,9 +324,11 @@ void grammar_free(grammar *g)
         free(g->binary[i].row_l);
         free(g->binary[i].row_r);
         free(g->binary[i].score);
+        free(g->binary[i].prob);
     }
     for (int i = 0; i < g->nunary; i++)
         free(g->unary[i].score);
+    grammar_sum_free(g->sum);
     if (g->lexicon)
         g->lexicon->free(g->lexicon);
     free(g->name);

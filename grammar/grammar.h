@@ -25,6 +25,7 @@ typedef struct grammar_binary {
     int nrow;
     int *row_l, *row_r;
     double *score;
+    double *prob; /* the same rows as LINEAR probabilities (pruned ones 0), for max-rule */
 } grammar_binary;
 
 /* Closed Viterbi unary rules P -> C (P != C; identity rules are not stored):
@@ -33,6 +34,26 @@ typedef struct grammar_unary {
     int parent, child;
     double *score;
 } grammar_unary;
+
+/* The sum closure of the unary rules (closedSumRulesWithParent/Child and closedSumPaths of a
+ * native .gr file), used by the max-rule decoder: LINEAR probabilities prob[c * nsub[P] + p],
+ * with the jar's parse-time pruning (the derived rules that the file shares with
+ * unaryRulesWithParent have values <= 1e-10 set to 0; the others are kept as stored).
+ * Identity rules are not stored. */
+typedef struct grammar_sum_unary {
+    int parent, child;
+    double *prob;
+} grammar_sum_unary;
+
+typedef struct grammar_sum_closure {
+    int n;
+    grammar_sum_unary *rule; /* closedSumRulesWithParent: by parent, list order within one */
+    int *first;              /* [nsym + 1]: parent P owns rule[first[P] .. first[P+1]) */
+    int *by_child;           /* [n] rule indices in closedSumRulesWithChild order, by child */
+    int *child_first;        /* [nsym + 1]: child C owns by_child[child_first[C] .. [C+1]) */
+    int *path;               /* [nsym * nsym]: closedSumPaths[P][C], the intermediate symbol
+                                restored by max-rule extraction when > 0 */
+} grammar_sum_closure;
 
 typedef struct grammar_lexicon grammar_lexicon; /* the lexicon (text table or Berkeley's) */
 
@@ -51,6 +72,8 @@ typedef struct grammar {
     int nunary;
     grammar_unary *unary;   /* sorted by parent; within a parent in the file's order */
     int *unary_first;       /* [nsym + 1], like binary_first */
+
+    grammar_sum_closure *sum; /* NULL unless loaded from a native .gr file */
 
     grammar_lexicon *lexicon;
     char *source;           /* the path or prefix it was loaded from */

@@ -43,6 +43,12 @@ cky_status builder_adopt_binary(grammar_builder *b, int parent, int left, int ri
  * rules (P == C) are ignored. */
 cky_status builder_add_unary(grammar_builder *b, int parent, int child, const double *prob);
 
+/* Hand the sum closure (native files only) to the builder, which owns it from now on. */
+void builder_set_sum(grammar_builder *b, grammar_sum_closure *sum);
+
+/* Free a sum closure and everything it holds (NULL is fine). */
+void grammar_sum_free(grammar_sum_closure *sum);
+
 /* Finish: prune, take logs, index; the builder is consumed (freed) either way. */
 cky_status builder_finish(grammar_builder *b, grammar_lexicon *lex, const char *source,
                           grammar **out);

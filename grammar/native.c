@@ -1,7 +1,8 @@
 /* native: the Berkeley Parser's .gr file (gzip + Java serialization of ParserData) to a
  * grammar, following docs/berkeley-grammar-spec.md §1.13: symbols from numbs["tags"], nsub
  * and isGrammarTag from the Grammar, binaryRulesWithParent and closedViterbiRulesWithParent
- * in list order, and the SophisticatedLexicon's counts.
+ * in list order, the sum closure of the max-rule decoder (native_sum.c), and the
+ * SophisticatedLexicon's counts.
  *
  * Every node reached is checked for its class and array type, and every table length against
  * the substate counts. The work is bounded by a cell budget proportional to the stream size,
@@ -21,17 +22,8 @@
 #define BUDGET_PER_BYTE 64       /* table cells allowed per byte of the stream */
 #define BUDGET_BASE (1u << 22)
 
-typedef struct native_ctx {
-    const char *source;
-    int nsym;
-    int *nsub;
-    size_t budget; /* table cells left to fill */
-    double *scratch;
-    size_t cap_scratch;
-} native_ctx;
-
-/* Take n cells from the budget. */
-static cky_status spend(native_ctx *c, size_t n, const char *what)
+/* Take n cells from the budget (native.h). */
+cky_status native_spend(native_ctx *c, size_t n, const char *what)
 {
     if (n > c->budget)
         return cky_fail(CKY_ERR_FORMAT, "%s: %s: tables larger than the file can describe",
@@ -84,7 +76,7 @@ static cky_status get_instance(const jser_node *obj, const char *name, const cha
 }
 
 /* Field `name` of obj as an array of element type `elem` with at least `min` elements. */
-static cky_status get_array_field(const jser_node *obj, const char *name, char elem, size_t min,
+cky_status native_array_field(const jser_node *obj, const char *name, char elem, size_t min,
                                   const jser_node **out)
 {
     const jser_node *a;
@@ -115,7 +107,7 @@ static cky_status read_row(native_ctx *c, const jser_node *row, size_t n, const 
 }
 
 /* A double[n1][n2] node (rows may be null) into dst[i * n2 + j]; dst zeroed by the caller. */
-static cky_status read_matrix(native_ctx *c, const jser_node *m, size_t n1, size_t n2,
+cky_status native_read_matrix(native_ctx *c, const jser_node *m, size_t n1, size_t n2,
                               const char *what, double *dst)
 {
     const jser_node *a;
@@ -177,8 +169,8 @@ static cky_status add_symbols(native_ctx *c, const jser_node *parser_data, const
 {
     const jser_node *nsub_arr, *tag_arr;
     cky_status st;
-    if ((st = get_array_field(gr, "numSubStates", 'S', (size_t)c->nsym, &nsub_arr)) ||
-        (st = get_array_field(gr, "isGrammarTag", 'Z', (size_t)c->nsym, &tag_arr)))
+    if ((st = native_array_field(gr, "numSubStates", 'S', (size_t)c->nsym, &nsub_arr)) ||
+        (st = native_array_field(gr, "isGrammarTag", 'Z', (size_t)c->nsym, &tag_arr)))
         return st;
     const char **names = calloc((size_t)c->nsym, sizeof *names);
     char *buf = NULL;
@@ -207,7 +199,7 @@ static cky_status add_symbols(native_ctx *c, const jser_node *parser_data, const
 /* ---- rules -------------------------------------------------------------------------------- */
 
 /* The rule list of parent P in a List[] field (null = no rules). */
-static cky_status rule_list(const jser_node *lists, int P, const char *what,
+cky_status native_rule_list(const jser_node *lists, int P, const char *what,
                             const jser_node *const **rules, size_t *n)
 {
     const jser_node *l = ((const jser_node *const *)lists->u.array.data)[P];
@@ -219,7 +211,7 @@ static cky_status rule_list(const jser_node *lists, int P, const char *what,
 }
 
 /* A child state field of a rule, as a symbol id. */
-static cky_status rule_state(native_ctx *c, const jser_node *rule, const char *field, int *out)
+cky_status native_rule_state(native_ctx *c, const jser_node *rule, const char *field, int *out)
 {
     return get_int_in(rule, field, 0, c->nsym - 1, out);
 }
@@ -227,11 +219,11 @@ static cky_status rule_state(native_ctx *c, const jser_node *rule, const char *f
 static cky_status add_binaries(native_ctx *c, const jser_node *gr, grammar_builder *b)
 {
     const jser_node *lists;
-    cky_status st = get_array_field(gr, "binaryRulesWithParent", 'L', (size_t)c->nsym, &lists);
+    cky_status st = native_array_field(gr, "binaryRulesWithParent", 'L', (size_t)c->nsym, &lists);
     for (int P = 0; !st && P < c->nsym; P++) {
         const jser_node *const *rules;
         size_t n;
-        if ((st = rule_list(lists, P, "binaryRulesWithParent", &rules, &n)))
+        if ((st = native_rule_list(lists, P, "binaryRulesWithParent", &rules, &n)))
             break;
         for (size_t i = 0; !st && i < n; i++) {
             int parent, L, R;
@@ -240,15 +232,15 @@ static cky_status add_binaries(native_ctx *c, const jser_node *gr, grammar_build
             if (!jser_is_instance(rules[i], PKG "BinaryRule"))
                 return cky_fail(CKY_ERR_FORMAT, "binaryRulesWithParent[%d] holds %s", P,
                                 rules[i] ? jser_class_name(rules[i]) : "null");
-            if ((st = rule_state(c, rules[i], "parentState", &parent)) ||
-                (st = rule_state(c, rules[i], "leftChildState", &L)) ||
-                (st = rule_state(c, rules[i], "rightChildState", &R)))
+            if ((st = native_rule_state(c, rules[i], "parentState", &parent)) ||
+                (st = native_rule_state(c, rules[i], "leftChildState", &L)) ||
+                (st = native_rule_state(c, rules[i], "rightChildState", &R)))
                 break;
             if (parent != P)
                 return cky_fail(CKY_ERR_FORMAT, "binaryRulesWithParent[%d] holds a rule of "
                                                 "parent %d", P, parent);
             size_t nl = (size_t)c->nsub[L], nr = (size_t)c->nsub[R], np = (size_t)c->nsub[P];
-            if ((st = spend(c, nl * nr * np, "binary rule")) ||
+            if ((st = native_spend(c, nl * nr * np, "binary rule")) ||
                 (st = scratch(c, nl * nr * np, &prob)) ||
                 (st = jser_get_object(rules[i], "scores", &scores)) ||
                 (st = jser_get_array(scores, '[', "BinaryRule.scores", &outer)))
@@ -259,7 +251,7 @@ static cky_status add_binaries(native_ctx *c, const jser_node *gr, grammar_build
             const jser_node *const *lrows = outer->u.array.data;
             for (size_t l = 0; !st && l < nl; l++)
                 if (lrows[l])
-                    st = read_matrix(c, lrows[l], nr, np, "BinaryRule.scores[l]",
+                    st = native_read_matrix(c, lrows[l], nr, np, "BinaryRule.scores[l]",
                                      prob + l * nr * np);
             if (!st)
                 st = builder_add_binary(b, P, L, R, prob);
@@ -272,11 +264,11 @@ static cky_status add_unaries(native_ctx *c, const jser_node *gr, grammar_builde
 {
     const jser_node *lists;
     cky_status st =
-        get_array_field(gr, "closedViterbiRulesWithParent", 'L', (size_t)c->nsym, &lists);
+        native_array_field(gr, "closedViterbiRulesWithParent", 'L', (size_t)c->nsym, &lists);
     for (int P = 0; !st && P < c->nsym; P++) {
         const jser_node *const *rules;
         size_t n;
-        if ((st = rule_list(lists, P, "closedViterbiRulesWithParent", &rules, &n)))
+        if ((st = native_rule_list(lists, P, "closedViterbiRulesWithParent", &rules, &n)))
             break;
         for (size_t i = 0; !st && i < n; i++) {
             int parent, C;
@@ -285,16 +277,16 @@ static cky_status add_unaries(native_ctx *c, const jser_node *gr, grammar_builde
             if (!jser_is_instance(rules[i], PKG "UnaryRule"))
                 return cky_fail(CKY_ERR_FORMAT, "closedViterbiRulesWithParent[%d] holds %s", P,
                                 rules[i] ? jser_class_name(rules[i]) : "null");
-            if ((st = rule_state(c, rules[i], "parentState", &parent)) ||
-                (st = rule_state(c, rules[i], "childState", &C)))
+            if ((st = native_rule_state(c, rules[i], "parentState", &parent)) ||
+                (st = native_rule_state(c, rules[i], "childState", &C)))
                 break;
             if (parent != P)
                 return cky_fail(CKY_ERR_FORMAT, "closedViterbiRulesWithParent[%d] holds a rule "
                                                 "of parent %d", P, parent);
             size_t nc = (size_t)c->nsub[C], np = (size_t)c->nsub[P];
-            if ((st = spend(c, nc * np, "unary rule")) || (st = scratch(c, nc * np, &prob)) ||
+            if ((st = native_spend(c, nc * np, "unary rule")) || (st = scratch(c, nc * np, &prob)) ||
                 (st = jser_get_object(rules[i], "scores", &scores)) ||
-                (st = read_matrix(c, scores, nc, np, "UnaryRule.scores", prob)))
+                (st = native_read_matrix(c, scores, nc, np, "UnaryRule.scores", prob)))
                 break;
             st = builder_add_unary(b, P, C, prob);
         }
@@ -326,7 +318,7 @@ static cky_status lexicon_params(const jser_node *lex, lexicon_berkeley_params *
         (st = jser_get_double(lex, "smoothInUnknownsThreshold",
                               &p->smooth_in_unknowns_threshold)) ||
         (st = jser_get_int(lex, "unknownLevel", &level)) ||
-        (st = get_array_field(lex, "smooth", 'D', 2, &smooth)))
+        (st = native_array_field(lex, "smooth", 'D', 2, &smooth)))
         return st;
     p->unknown_level = level < 0 || level > 5 ? -1 : (int)level;
     memcpy(p->smooth, smooth->u.array.data, 2 * sizeof(double));
@@ -357,8 +349,8 @@ static cky_status lexicon_tags(native_ctx *c, const jser_node *lex, lexicon_berk
 {
     const jser_node *tc, *utc, *dw = NULL;
     cky_status st;
-    if ((st = get_array_field(lex, "tagCounter", '[', (size_t)c->nsym, &tc)) ||
-        (st = get_array_field(lex, "unseenTagCounter", '[', (size_t)c->nsym, &utc)) ||
+    if ((st = native_array_field(lex, "tagCounter", '[', (size_t)c->nsym, &tc)) ||
+        (st = native_array_field(lex, "unseenTagCounter", '[', (size_t)c->nsym, &utc)) ||
         (st = smoother_weights(lex, &dw)) ||
         (dw && (st = jser_get_array(dw, '[', "SmoothAcrossParentBits.diffWeights", &dw))))
         return st;
@@ -369,13 +361,13 @@ static cky_status lexicon_tags(native_ctx *c, const jser_node *lex, lexicon_berk
         size_t n = (size_t)c->nsub[t];
         const jser_node *w = dw ? ((const jser_node *const *)dw->u.array.data)[t] : NULL;
         double *buf;
-        if ((st = spend(c, n * n + 2 * n, "lexicon tag")) ||
+        if ((st = native_spend(c, n * n + 2 * n, "lexicon tag")) ||
             (st = scratch(c, n * n + 2 * n, &buf)) ||
             (st = read_row(c, ((const jser_node *const *)tc->u.array.data)[t], n,
                            "tagCounter[tag]", buf)) ||
             (st = read_row(c, ((const jser_node *const *)utc->u.array.data)[t], n,
                            "unseenTagCounter[tag]", buf + n)) ||
-            (w && (st = read_matrix(c, w, n, n, "diffWeights[tag]", buf + 2 * n))) ||
+            (w && (st = native_read_matrix(c, w, n, n, "diffWeights[tag]", buf + 2 * n))) ||
             (st = lexicon_berkeley_set_tag(lb, t, buf, buf + n, w ? buf + 2 * n : NULL)))
             return st;
     }
@@ -392,7 +384,7 @@ static cky_status lexicon_word_counts(native_ctx *c, const jser_node *lex, lexic
     if ((st = jser_get_object(lex, "wordCounter", &counter)) ||
         (st = jser_get_object(counter, "entries", &entries)) ||
         (st = jser_get_map(entries, "wordCounter.entries", &kv, &n)) ||
-        (st = spend(c, n, "wordCounter")))
+        (st = native_spend(c, n, "wordCounter")))
         return st;
     for (size_t i = 0; i < n; i++) {
         const char *word = jser_string(kv[2 * i]);
@@ -411,7 +403,7 @@ static cky_status lexicon_tag_words(native_ctx *c, const jser_node *lex, const c
                                     int unseen, lexicon_berkeley *lb)
 {
     const jser_node *maps;
-    cky_status st = get_array_field(lex, field, 'L', (size_t)c->nsym, &maps);
+    cky_status st = native_array_field(lex, field, 'L', (size_t)c->nsym, &maps);
     for (int t = 0; !st && t < c->nsym; t++) {
         const jser_node *map = ((const jser_node *const *)maps->u.array.data)[t];
         const jser_node *const *kv;
@@ -419,7 +411,7 @@ static cky_status lexicon_tag_words(native_ctx *c, const jser_node *lex, const c
         if (!map)
             continue;
         if ((st = jser_get_map(map, field, &kv, &n)) ||
-            (st = spend(c, n * (size_t)c->nsub[t], field)))
+            (st = native_spend(c, n * (size_t)c->nsub[t], field)))
             break;
         for (size_t i = 0; !st && i < n; i++) {
             const char *word = jser_string(kv[2 * i]);
@@ -483,7 +475,8 @@ static cky_status build(native_ctx *c, const jser_node *root, grammar **out)
     if (!b)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     if ((st = add_symbols(c, root, gr, b)) || (st = add_binaries(c, gr, b)) ||
-        (st = add_unaries(c, gr, b)) || (st = read_lexicon(c, root, &lex))) {
+        (st = add_unaries(c, gr, b)) || (st = native_read_sum(c, gr, b)) ||
+        (st = read_lexicon(c, root, &lex))) {
         builder_free(b);
         return st;
     }

@@ -8,7 +8,7 @@
  * parser/gpu_viterbi.h).
  *
  * Adding a decoder: a value of parser_decoder (parser.h), its file (decode_NAME.c, or its
- * own module as viterbi/ is), and its row in decode.c's table. */
+ * own module as viterbi/ and maxrule/ are), and its row in decode.c's table. */
 #ifndef CKY_PARSER_DECODE_H
 #define CKY_PARSER_DECODE_H
 
@@ -21,10 +21,18 @@
 typedef void (*decode_chart_fn)(const grammar *g, const parser_options *o, const chart *c,
                                 char *const *words, parse_result *r);
 
+/* Decode the sentence words[0..n) from scratch in the reference arithmetic (double), the
+ * decoder running its own passes: the ref engine of a decoder whose passes the generated
+ * engines do not run yet. */
+typedef void (*decode_words_fn)(const grammar *g, const parser_options *o, char *const *words,
+                                int n, parse_result *r);
+
 typedef struct decode_def {
     const char *name;
     unsigned passes;       /* bit 1u << p for each engine_pass p it needs */
-    decode_chart_fn chart; /* the host decoder */
+    decode_chart_fn chart; /* the host decoder of a filled chart (NULL: none yet) */
+    decode_words_fn words; /* the ref engine's own decoding (NULL: ref_parse, then chart) */
+    cky_status (*check)(const grammar *g); /* can it decode with g? (NULL: always) */
 } decode_def;
 
 /* The decoder `id`; NULL for an unknown one. */
@@ -37,6 +45,10 @@ void decode_fail(parse_result *r);
  * back-trace mode o->backtrace, un-annotated. */
 void decode_viterbi_chart(const grammar *g, const parser_options *o, const chart *c,
                           char *const *words, parse_result *r);
+
+/* The max-rule decoder (decode_maxrule.c, through maxrule/) in the ref engine. */
+void decode_maxrule_words(const grammar *g, const parser_options *o, char *const *words, int n,
+                          parse_result *r);
 
 /* The Viterbi decoder's result from an exact extraction array (the GPU Viterbi's) of a
  * sentence with root score `root`. */

@@ -48,9 +48,18 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     const decode_def *dec = decode_get(opt->decoder);
     if (!dec)
         return cky_fail(CKY_ERR_ARG, "unknown decoder %d", (int)opt->decoder);
+    if (opt->engine != PARSER_ENGINE_REF && !dec->chart)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "the %s decoder runs with the ref engine only "
+                        "(--engine ref): the cpu and gpu engines do not run its passes yet",
+                        dec->name);
     if (opt->engine == PARSER_ENGINE_GPU && opt->decoder != PARSER_DECODER_VITERBI)
         return cky_fail(CKY_ERR_UNSUPPORTED, "the gpu engine has no device part for the %s "
                         "decoder", dec->name);
+    if (dec->check) {
+        cky_status st = dec->check(g);
+        if (st)
+            return st;
+    }
     parser *p = calloc(1, sizeof *p);
     if (!p)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -95,11 +104,15 @@ void parse_result_clear(parse_result *r)
     tree_free(r->tree);
     free(r->error);
     memset(r, 0, sizeof *r);
-    r->score = -INFINITY;
+    r->score = r->loglik = -INFINITY;
 }
 
 static void parse_one_ref(const parser *p, const sentence *s, parse_result *r)
 {
+    if (p->decoder->words) {
+        p->decoder->words(p->g, &p->opt, s->words, s->n, r);
+        return;
+    }
     chart *c;
     if (ref_parse(p->g, s->words, s->n, CHART_DOUBLE, &c)) {
         decode_fail(r);
@@ -224,7 +237,7 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
     int todo = 0;
     for (int k = 0; k < n; k++) {
         memset(&out[k], 0, sizeof out[k]);
-        out[k].score = -INFINITY;
+        out[k].score = out[k].loglik = -INFINITY;
         if (s[k].n == 0)
             out[k].outcome = PARSE_EMPTY;
         else if (s[k].n > p->opt.max_length)

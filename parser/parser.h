@@ -15,8 +15,9 @@
 
 typedef enum parser_engine { PARSER_ENGINE_REF, PARSER_ENGINE_CPU, PARSER_ENGINE_GPU } parser_engine;
 
-/* How results are read off the charts (parser/decode.h): the Viterbi best tree. */
-typedef enum parser_decoder { PARSER_DECODER_VITERBI } parser_decoder;
+/* Which tree: the best derivation (Viterbi), or the tree that maximizes the product of its
+ * anchored rules' posteriors (max-rule, maxrule/maxrule.h; engine ref, native .gr only). */
+typedef enum parser_decoder { PARSER_DECODER_VITERBI, PARSER_DECODER_MAXRULE } parser_decoder;
 
 typedef struct parser_options {
     parser_engine engine;
@@ -48,7 +49,9 @@ typedef enum parse_outcome {
 
 typedef struct parse_result {
     parse_outcome outcome;
-    double score;  /* root log score; -inf unless PARSE_OK */
+    double score;  /* Viterbi: root log score; max-rule: the tree's max-rule score (sum of the
+                      logs of its rules' posteriors); -inf unless PARSE_OK */
+    double loglik; /* max-rule: log P(sentence) (may be finite without a tree); else -inf */
     tree *tree;    /* Penn Treebank tree (un-annotated); NULL unless PARSE_OK */
     char *error;   /* for PARSE_FAILED: what went wrong (malloc'ed) */
 } parse_result;
@@ -59,7 +62,8 @@ typedef struct parser parser;
 parser_engine parser_default_engine(void);
 
 /* A parser for grammar g (which must outlive it). Fails with CKY_ERR_NO_DEVICE for the gpu
- * engine on a machine without one. */
+ * engine on a machine without one, with CKY_ERR_UNSUPPORTED for the max-rule decoder with an
+ * engine other than ref or a grammar without the sum closure (a text export). */
 cky_status parser_new(const grammar *g, const parser_options *opt, parser **out);
 
 /* Parse n sentences; out[k] is the result of s[k]. A failure of one sentence (no parse, too

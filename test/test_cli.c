@@ -40,6 +40,9 @@ Test(cli, bad_numbers_are_usage_errors)
         {"compile -g G --live-limit 4q", "--live-limit"},
         {"compile -g G --threads 0", "--threads"},
         {"eval -c 9999999999 A B", "-c"},
+        {"parse -g G --decoder fastest", "decoder"},
+        {"parse -g G --decoder maxrule --engine cpu", "--engine ref"},
+        {"parse -g G --decoder maxrule --engine gpu", "--engine ref"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char err[1024];
