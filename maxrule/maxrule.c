@@ -72,8 +72,8 @@ static cky_status chart_alloc(const grammar *g, int n, mr_chart *c)
     c->tmp = calloc(sub > sym ? sub : sym, sizeof *c->tmp);
     c->acc = calloc((size_t)c->maxsub, sizeof *c->acc);
     c->acc2 = calloc((size_t)c->maxsub, sizeof *c->acc2);
-    if (!c->lex || !c->in || !c->out || !c->nz || !c->pre || !c->pre_scale || !c->mscore || !c->msplit || !c->mchild || !c->mleft ||
-        !c->mright || !c->tmp || !c->acc || !c->acc2) {
+    if (!c->lex || !c->in || !c->out || !c->nz || !c->pre || !c->pre_scale || !c->mscore ||
+        !c->msplit || !c->mchild || !c->mleft || !c->mright || !c->tmp || !c->acc || !c->acc2) {
         chart_release(c);
         return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for a chart of %d words", n);
     }

@@ -23,7 +23,8 @@ struct parser {
 
 parser_options parser_default_options(void)
 {
-    return (parser_options){PARSER_ENGINE_REF, VITERBI_EXACT, 0, 200, 0, 0, PARSER_DECODER_VITERBI};
+    return (parser_options){PARSER_ENGINE_REF, VITERBI_EXACT, 0,
+                            200, 0, 0, PARSER_DECODER_VITERBI};
 }
 
 parser_engine parser_default_engine(void)
