@@ -163,8 +163,9 @@ void grammar_sum_free(grammar_sum_closure *sum)
     free(sum);
 }
 
-/* Prune a binary rule's full linear table to its non-zero rows, in log space and (prob) as
- * pruned linear probabilities. */
+/* Prune a binary rule's full linear table to its non-zero rows, in log space and, for a
+ * grammar with the sum unary closure (the only one max-rule decodes), as pruned linear
+ * probabilities (prob; NULL otherwise, which saves half the memory of the rule tables). */
 static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
 {
     int nl = b->nsub[r->left], nr = b->nsub[r->right], np = b->nsub[r->parent];
@@ -179,8 +180,8 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
     r->row_l = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
     r->row_r = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
     double *score = malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double));
-    double *prob = malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double));
-    if (!r->row_l || !r->row_r || !score || !prob) {
+    double *prob = b->sum ? malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double)) : NULL;
+    if (!r->row_l || !r->row_r || !score || (b->sum && !prob)) {
         free(score);
         free(prob);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -198,7 +199,8 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
         for (int p = 0; p < np; p++) {
             int kept = row[p] >= GRAMMAR_BINARY_PRUNE;
             score[(size_t)k * np + p] = kept ? grammar_log(row[p]) : -INFINITY;
-            prob[(size_t)k * np + p] = kept ? row[p] : 0.0;
+            if (prob)
+                prob[(size_t)k * np + p] = kept ? row[p] : 0.0;
         }
         k++;
     }

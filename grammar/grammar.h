@@ -25,7 +25,8 @@ typedef struct grammar_binary {
     int nrow;
     int *row_l, *row_r;
     double *score;
-    double *prob; /* the same rows as LINEAR probabilities (pruned ones 0), for max-rule */
+    double *prob; /* the same rows as LINEAR probabilities (pruned ones 0), for max-rule;
+                     NULL unless the grammar has the sum closure (grammar.sum) */
 } grammar_binary;
 
 /* Closed Viterbi unary rules P -> C (P != C; identity rules are not stored):
