@@ -298,7 +298,8 @@ static cky_status parse_gpu(parser *p, const sentence *s, int n, parse_result *o
 cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
 {
     if (p->pool)
-        return pool_parse(p->pool, s, n, out, p->opt.pool_chunk);
+        return pool_parse(p->pool, s, n, out, p->opt.pool_chunk,
+                          p->opt.engine == PARSER_ENGINE_GPU ? 1 : 4);
     int todo = 0;
     for (int k = 0; k < n; k++) {
         memset(&out[k], 0, sizeof out[k]);

@@ -40,7 +40,9 @@ typedef struct parser_options {
                         device devices[0..engines); cpu and ref: that many engines of the kind
                         (standing in for devices), sharing `threads` */
     int devices[PARSER_MAX_ENGINES]; /* gpu with engines > 1: the CUDA devices */
-    int pool_chunk;  /* sentences per queue item of the pool (0: two items per engine) */
+    int pool_chunk;  /* sentences per queue item of the pool (0: the batch cut by estimated
+                        work, words cubed, into one item per engine for gpu, the fewest
+                        launches, and four per engine for cpu and ref) */
     int fail_engine; /* test hook: 0 none; k: engine k-1 of the pool fails, as a device error
                         would, on its chunk after its first fail_after chunks */
     int fail_after;

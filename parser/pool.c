@@ -19,12 +19,13 @@ struct pool {
     int inject_engine, inject_after, done_chunks_of_injected; /* test hook (-1: none) */
 };
 
-/* The queue of one pool_parse: chunk c is s[c * size .. min(n, (c + 1) * size)). */
+/* The queue of one pool_parse: chunk c is s[start[c] .. start[c + 1]). */
 typedef struct queue {
     pool *pl;
     const sentence *s;
     parse_result *out;
-    int n, size, nchunks;
+    int n, nchunks;
+    int *start;      /* nchunks + 1 bounds */
     int next;        /* next chunk never taken */
     int *retry;      /* chunks given back by a failed engine, a stack */
     int nretry;
@@ -100,7 +101,7 @@ static int take_chunk(queue *q)
 static cky_status parse_chunk(queue *q, int e, int c)
 {
     pool *pl = q->pl;
-    int first = c * q->size, m = q->n - first < q->size ? q->n - first : q->size;
+    int first = q->start[c], m = q->start[c + 1] - first;
     cky_status st = pl->parse(pl->engines[e], q->s + first, m, q->out + first);
     if (!st && e == pl->inject_engine && pl->done_chunks_of_injected++ >= pl->inject_after)
         st = cky_fail(CKY_ERR_CUDA, "injected failure (test hook) on chunk %d of %d", c + 1,
@@ -156,7 +157,7 @@ static void fail_leftovers(queue *q)
     const char *why = pl->nfailures ? pl->failures[pl->nfailures - 1].error : NULL;
     while (q->nretry > 0 || q->next < q->nchunks) {
         int c = q->nretry > 0 ? q->retry[--q->nretry] : q->next++;
-        for (int k = c * q->size; k < q->n && k < (c + 1) * q->size; k++) {
+        for (int k = q->start[c]; k < q->start[c + 1]; k++) {
             parse_result *r = &q->out[k];
             memset(r, 0, sizeof *r);
             r->score = r->loglik = -INFINITY;
@@ -169,24 +170,56 @@ static void fail_leftovers(queue *q)
     }
 }
 
-cky_status pool_parse(pool *pl, const sentence *s, int n, parse_result *out, int chunk)
+/* Cut s[0..n) into chunks: of `chunk` sentences each, or (chunk 0) into `per_engine`
+ * chunks per live engine of about equal work, words cubed (the CKY cost of a sentence), at
+ * least one sentence each. Sets q->nchunks and q->start (malloc'ed); 0 if out of memory. */
+static int cut_chunks(queue *q, const sentence *s, int n, int chunk, int want)
+{
+    int most = chunk > 0 ? (n + chunk - 1) / chunk : (want < n ? want : n);
+    if (!(q->start = calloc((size_t)most + 1, sizeof *q->start)))
+        return 0;
+    if (chunk > 0) {
+        for (int c = 0; c <= most; c++)
+            q->start[c] = c * chunk < n ? c * chunk : n;
+        q->nchunks = most;
+        return 1;
+    }
+    double total = 0, done = 0;
+    for (int k = 0; k < n; k++)
+        total += (double)s[k].n * s[k].n * s[k].n + 1;
+    int c = 0;
+    for (int k = 0; k < n; k++) {
+        done += (double)s[k].n * s[k].n * s[k].n + 1;
+        /* end chunk c after sentence k once it holds its share, leaving a sentence for
+         * each chunk still to come */
+        if (c + 1 < most && done >= total * (c + 1) / most && n - (k + 1) >= most - (c + 1))
+            q->start[++c] = k + 1;
+    }
+    q->nchunks = c + 1;
+    q->start[q->nchunks] = n;
+    return 1;
+}
+
+cky_status pool_parse(pool *pl, const sentence *s, int n, parse_result *out, int chunk,
+                      int per_engine)
 {
     int live = 0;
     for (int k = 0; k < pl->n; k++)
         live += !pl->dead[k];
     if (n == 0)
         return CKY_OK;
-    int size = chunk > 0 ? chunk : (n + 2 * (live ? live : 1) - 1) / (2 * (live ? live : 1));
-    queue q = {.pl = pl, .s = s, .out = out, .n = n, .size = size,
-               .nchunks = (n + size - 1) / size, .lock = PTHREAD_MUTEX_INITIALIZER,
+    queue q = {.pl = pl, .s = s, .out = out, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER,
                .changed = PTHREAD_COND_INITIALIZER};
-    q.retry = calloc((size_t)q.nchunks, sizeof *q.retry);
-    if (!q.retry)
+    if (!cut_chunks(&q, s, n, chunk, (live ? live : 1) * (per_engine > 0 ? per_engine : 1)) ||
+        !(q.retry = calloc((size_t)q.nchunks, sizeof *q.retry))) {
+        free(q.start);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
     if (live > 0)
         workers_run(live, worker, &q);
     fail_leftovers(&q);
     free(q.retry);
+    free(q.start);
     pthread_cond_destroy(&q.changed);
     pthread_mutex_destroy(&q.lock);
     return q.st;

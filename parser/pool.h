@@ -26,11 +26,12 @@ cky_status pool_new(void *const *engines, int n, pool_parse_fn parse, pool **out
  * on the chunk after its first `after` chunks. */
 void pool_inject_failure(pool *pl, int engine, int after);
 
-/* Parse s[0..n) into out[0..n) in chunks of `chunk` sentences (0: two chunks per live
- * engine). Engines that fail are retired (pool_failures); out[k] is PARSE_FAILED, naming the
+/* Parse s[0..n) into out[0..n) in chunks of `chunk` consecutive sentences, or (chunk 0)
+ * `per_engine` chunks per live engine of about equal work (words cubed). Engines that fail are retired (pool_failures); out[k] is PARSE_FAILED, naming the
  * last failure, only for sentences no engine was left to parse. Not CKY_OK only when the
  * batch could not be attempted (out of memory). */
-cky_status pool_parse(pool *pl, const sentence *s, int n, parse_result *out, int chunk);
+cky_status pool_parse(pool *pl, const sentence *s, int n, parse_result *out, int chunk,
+                      int per_engine);
 
 /* The engines retired so far, in the order they failed: *out points at them (valid until the
  * next pool_parse or pool_free). Returns their number. */

@@ -24,11 +24,13 @@ typedef struct fake {
 static const sentence *base;
 static atomic_int entered, nfakes; /* engines that began a chunk; engines of the pool */
 static atomic_int parsed[NSENT];
+static atomic_int chunk_at[NSENT]; /* sentences of the chunk that began at each sentence */
 
 static cky_status fake_parse(void *engine, const sentence *s, int n, parse_result *out)
 {
     fake *f = engine;
     int chunk = f->chunks++;
+    chunk_at[s - base] = n;
     /* every engine begins before any goes on, and chunks take a while: each engine gets a
      * share of the queue however the threads are scheduled */
     if (chunk == 0)
@@ -54,9 +56,11 @@ static cky_status fake_parse(void *engine, const sentence *s, int n, parse_resul
 static pool *run_fakes(fake *f, int n, int chunk, int inject, int after, parse_result *out)
 {
     static sentence s[NSENT];
+    for (int k = 0; k < NSENT; k++)
+        s[k].n = k < 10 ? 10 : 1; /* ten long sentences first: the work is there */
     base = s;
     for (int k = 0; k < NSENT; k++)
-        parsed[k] = 0;
+        parsed[k] = chunk_at[k] = 0;
     entered = 0;
     nfakes = n;
     void *engines[8];
@@ -66,7 +70,7 @@ static pool *run_fakes(fake *f, int n, int chunk, int inject, int after, parse_r
     cr_assert_eq(pool_new(engines, n, fake_parse, &pl), CKY_OK);
     if (inject >= 0)
         pool_inject_failure(pl, inject, after);
-    cr_assert_eq(pool_parse(pl, s, NSENT, out, chunk), CKY_OK);
+    cr_assert_eq(pool_parse(pl, s, NSENT, out, chunk, 1), CKY_OK);
     return pl;
 }
 
@@ -108,6 +112,20 @@ Test(pool, engines_share_the_queue_in_order)
     pool_free(pl);
 }
 
+Test(pool, chunks_of_equal_work)
+{
+    fake f[2] = {{0, -1, 0}, {1, -1, 0}};
+    parse_result out[NSENT];
+    pool *pl = run_fakes(f, 2, 0, -1, 0, out); /* one chunk per engine, by words cubed */
+    check_all_once(out, 0, -1);
+    /* ten of 1001 and ninety of 2: half the work is in the first six sentences */
+    cr_assert_eq(chunk_at[0], 6);
+    cr_assert_eq(chunk_at[6], NSENT - 6);
+    cr_assert_eq(f[0].chunks + f[1].chunks, 2);
+    clear_all(out);
+    pool_free(pl);
+}
+
 Test(pool, injected_failure_goes_to_the_others)
 {
     fake f[3] = {{0, -1, 0}, {1, -1, 0}, {2, -1, 0}};
@@ -125,7 +143,7 @@ Test(pool, injected_failure_goes_to_the_others)
     cr_assert_eq(by1, 5, "only the failed engine's first chunk stays its own");
     /* the next batch runs on the engines left */
     clear_all(out);
-    cr_assert_eq(pool_parse(pl, base, NSENT, out, 0), CKY_OK);
+    cr_assert_eq(pool_parse(pl, base, NSENT, out, 0, 2), CKY_OK);
     cr_assert_eq(f[1].chunks, 2);
     for (int k = 0; k < NSENT; k++)
         cr_assert_eq(out[k].score, (double)k);
