@@ -29,10 +29,6 @@ int multi_read_devices(const char *cmd, const char *arg, parser_options *o)
             num[len] = '\0';
             if (!cli_int(num, 0, 1024, &o->devices[n]))
                 return cli_usage_error(cmd, "--devices: '%s' is not a device number", num);
-            for (int k = 0; k < n; k++)
-                if (o->devices[k] == o->devices[n])
-                    return cli_usage_error(cmd, "--devices: device %d given twice",
-                                           o->devices[n]);
             n++;
             p += len;
             if (!*p)
@@ -89,7 +85,8 @@ void multi_report_failures(const char *cmd, const parser *p, const parser_option
         const parser_failure *x = &f[*reported];
         char name[64];
         if (o->engine == PARSER_ENGINE_GPU)
-            snprintf(name, sizeof name, "device %d", o->devices[x->engine]);
+            snprintf(name, sizeof name, "device %d (engine %d of %d)", o->devices[x->engine],
+                     x->engine + 1, o->engines);
         else
             snprintf(name, sizeof name, "%s engine %d", o->engine == PARSER_ENGINE_CPU ? "cpu"
                      : "ref", x->engine + 1);

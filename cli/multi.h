@@ -6,8 +6,8 @@
 
 #include "../parser/parser.h"
 
-/* --devices: "all" (every CUDA device here) or a comma-separated list of distinct device
- * numbers ("0,1"). Sets o->device to the first and, for more than one, o->engines and
+/* --devices: "all" (every CUDA device here) or a comma-separated list of device numbers
+ * ("0,1"; a device named twice gets two engines). Sets o->device to the first and, for more than one, o->engines and
  * o->devices. Returns 0, 2 after a usage error or 1 when "all" finds no GPU (messages on
  * stderr, prefixed "cky CMD: "). */
 int multi_read_devices(const char *cmd, const char *arg, parser_options *o);

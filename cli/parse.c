@@ -63,7 +63,8 @@ static const char usage_text[] =
     "      --devices LIST|all  several GPUs at once (0,1 or all): one gpu engine per device,\n"
     "                          each on its own thread, fed batches from one queue; the same\n"
     "                          output as one GPU. A device that fails is named on stderr and\n"
-    "                          the others parse its sentences (exit status 0)\n"
+    "                          the others parse its sentences (exit status 0). A device named\n"
+    "                          twice (0,0) runs two engines, overlapping their host work\n"
     "      --engines N         N cpu (or ref) engines at once, as --devices does for GPUs,\n"
     "                          sharing --threads\n"
     "      --shard K/N         parse only input lines (or trees) K, K+N, K+2N, ... (1 <= K <=\n"
@@ -231,9 +232,6 @@ static int read_options(int argc, char **argv, options *o)
         return cli_usage_error("parse", "no grammar given (-g GRAMMAR)");
     if (o->device_set && o->devices_set)
         return cli_usage_error("parse", "give --device or --devices, not both");
-    if (o->popt.fail_engine && o->popt.fail_engine > o->popt.engines)
-        return cli_usage_error("parse", "--fail-engine %d: there are %d engines (--devices, "
-                               "--engines)", o->popt.fail_engine, o->popt.engines);
     if (o->ntreebanks && o->input)
         return cli_usage_error("parse", "give either --input or --treebank, not both");
     if (o->ntreebanks && o->tokenize)
@@ -250,7 +248,12 @@ static int read_options(int argc, char **argv, options *o)
         o->popt.engine = parser_default_engine();
         if (o->popt.engine == PARSER_ENGINE_CPU)
             fprintf(stderr, "cky parse: no usable GPU: parsing with the CPU engine\n");
+        if (o->popt.engine == PARSER_ENGINE_CPU && o->devices_set)
+            o->popt.engines = 0; /* --devices is ignored (a warning follows) */
     }
+    if (o->popt.fail_engine && o->popt.fail_engine > o->popt.engines)
+        return cli_usage_error("parse", "--fail-engine %d: there are %d engines (--devices, "
+                               "--engines)", o->popt.fail_engine, o->popt.engines);
     if (o->popt.engine == PARSER_ENGINE_GPU && cli_gpu_env("parse", &o->popt))
         return 1;
     return 0;
