@@ -126,7 +126,7 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         p->opt.threads = cores > 0 ? (int)cores : 1;
     }
     cky_status st = CKY_OK;
-    if (opt->engines > 1) {
+    if (opt->engines > 1 || opt->fail_engine) { /* the test hook needs the pool */
         st = pool_start(p);
     } else if (opt->engine == PARSER_ENGINE_CPU) {
         cpu_engine_options co = {p->opt.threads, opt->workspace, opt->cache_dir};

@@ -44,7 +44,8 @@ typedef struct parser_options {
                         work, words cubed, into one item per engine for gpu, the fewest
                         launches, and four per engine for cpu and ref) */
     int fail_engine; /* test hook: 0 none; k: engine k-1 of the pool fails, as a device error
-                        would, on its chunk after its first fail_after chunks */
+                        would, on its chunk after its first fail_after chunks (with engines
+                        1, a pool of one engine: nothing is left to parse after it) */
     int fail_after;
 } parser_options;
 

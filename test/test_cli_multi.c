@@ -29,6 +29,17 @@ Test(cli_multi, failing_engine_is_named_and_its_sentences_parsed)
               strstr(err, "the other engines parse its sentences"), "%s", err);
     cr_assert(strstr(err, "in.txt:4: empty sentence"), "%s", err);
     free(err);
+    /* no engine left: the sentences still to parse are internal errors (exit status 3),
+     * the first chunk's trees are kept, every line is there */
+    cr_assert_eq(run_sh(d, CPU "--engines 1 --fail-engine 1:1 -i in.txt > none.txt 2>none.err"),
+                 3);
+    cr_assert_eq(run_sh(d, "test $(cat none.txt | wc -l) = 23 && test $(grep -c '^(())$' "
+                           "none.txt) -ge 17 && head -1 one.txt > h && head -1 none.txt | "
+                           "cmp - h"), 0, "the first of four chunks kept, the rest (())");
+    err = run_read(d, "none.err");
+    cr_assert(strstr(err, "no engine is left") && strstr(err, "no engine left to parse it"),
+              "%s", err);
+    free(err);
     /* through a pipe, answered batch by batch, the same */
     cr_assert_eq(run_sh(d, "cat in.txt | " CPU "--engines 2 --fail-engine 1:0 > pipe.txt "
                            "2>/dev/null && cmp one.txt pipe.txt"), 0);
