@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../kernels/gpu.h"
 #include "../parser/pool.h"
 #include "../util/io.h"
 
@@ -218,46 +219,58 @@ static char *trees_text(const parse_result *r, int n)
     return buf;
 }
 
-/* A parser of three cpu engines, one of them failing mid-run, gives what one engine gives. */
-Test(pool, parser_pool_of_cpu_engines_with_a_failure)
+/* A parser of `engines` engines (gpu: all on device 0), engine 2 failing after its first
+ * chunk, gives what one engine gives, and names the failure. */
+static void pool_same_as_one(parser_engine engine, int engines)
 {
     grammar *g;
     cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1", &g), CKY_OK, "%s",
                  cky_last_error());
     sentence s[40];
     int n = dev_sentences(40, s);
-    parse_result one[40], three[40];
+    parse_result one[40], many[40];
     parser_options o = parser_default_options();
-    o.engine = PARSER_ENGINE_CPU;
+    o.engine = engine;
     o.threads = 2;
     o.max_length = 30; /* some too long: handled by each engine as by one */
     o.cache_dir = CKY_BUILD "/test-cache";
-    parser *p1, *p3;
+    parser *p1, *pn;
     cr_assert_eq(parser_new(g, &o, &p1), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(parser_parse(p1, s, n, one), CKY_OK);
-    o.engines = 3;
+    o.engines = engines;
     o.pool_chunk = 4;
     o.fail_engine = 2;
     o.fail_after = 1;
-    cr_assert_eq(parser_new(g, &o, &p3), CKY_OK, "%s", cky_last_error());
-    cr_assert_eq(parser_engine_count(p3), 3);
-    cr_assert_eq(parser_parse(p3, s, n, three), CKY_OK);
-    char *a = trees_text(one, n), *b = trees_text(three, n);
+    cr_assert_eq(parser_new(g, &o, &pn), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(parser_engine_count(pn), engines);
+    cr_assert_eq(parser_parse(pn, s, n, many), CKY_OK);
+    char *a = trees_text(one, n), *b = trees_text(many, n);
     cr_assert_str_eq(b, a);
     const parser_failure *fl;
-    cr_assert_eq(parser_failures(p3, &fl), 1);
+    cr_assert_eq(parser_failures(pn, &fl), 1);
     cr_assert_eq(fl[0].engine, 1);
     cr_assert_eq(parser_failures(p1, &fl), 0);
     free(a);
     free(b);
     for (int k = 0; k < n; k++) {
         parse_result_clear(&one[k]);
-        parse_result_clear(&three[k]);
+        parse_result_clear(&many[k]);
         sentence_free(&s[k]);
     }
     parser_free(p1);
-    parser_free(p3);
+    parser_free(pn);
     grammar_free(g);
+}
+
+Test(pool, parser_pool_of_cpu_engines_with_a_failure) { pool_same_as_one(PARSER_ENGINE_CPU, 3); }
+
+/* Two gpu engines on device 0 (each on its own host thread, making the device current), one
+ * failing: the trees and scores of one engine. On a machine with a GPU (make test-gpu). */
+Test(gpu_pool, two_engines_on_one_device_with_a_failure)
+{
+    if (gpu_count() == 0)
+        cr_skip_test("no CUDA device: the gpu engine pool is not tested here");
+    pool_same_as_one(PARSER_ENGINE_GPU, 2);
 }
 
 Test(pool, parser_refuses_a_failing_engine_out_of_range)
