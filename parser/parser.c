@@ -63,8 +63,45 @@ static cky_status pool_engine_parse(void *engine, const sentence *s, int n, pars
     return parser_parse(engine, s, n, out);
 }
 
-/* The engines of a pool, one parser each, made one after the other (the first compiles the
- * kernels into the cache, the others load them), and the pool over them. */
+/* The making of a pool's engines: engine k is a parser of one engine, on devices[k]. */
+typedef struct making {
+    parser *p;
+    int next;                     /* next engine to make, under lock */
+    cky_status *st;               /* each engine's status */
+    char (*why)[256];             /* and its message (cky_fail's is per thread) */
+    pthread_mutex_t lock;
+} making;
+
+static void make_engine(making *mk, int k)
+{
+    const parser_options *opt = &mk->p->opt;
+    parser_options so = *opt;
+    so.engines = so.fail_engine = 0;
+    so.device = opt->devices[k];
+    so.threads = opt->threads / opt->engines > 0 ? opt->threads / opt->engines : 1;
+    mk->st[k] = parser_new(mk->p->g, &so, &mk->p->sub[k]);
+    if (mk->st[k] && opt->engine == PARSER_ENGINE_GPU)
+        snprintf(mk->why[k], sizeof mk->why[k], "device %d: %s", so.device, cky_last_error());
+    else if (mk->st[k])
+        snprintf(mk->why[k], sizeof mk->why[k], "%s", cky_last_error());
+}
+
+static void *make_worker(void *arg)
+{
+    making *mk = arg;
+    for (;;) {
+        pthread_mutex_lock(&mk->lock);
+        int k = mk->next++;
+        pthread_mutex_unlock(&mk->lock);
+        if (k >= mk->p->nsub)
+            return NULL;
+        make_engine(mk, k);
+    }
+}
+
+/* The engines of a pool, one parser each: the first alone (it compiles the kernels into the
+ * cache), then the others at once, each on a thread of its own (they load the kernels from
+ * the cache; a GPU's start-up overlaps the others'); then the pool over them. */
 static cky_status pool_start(parser *p)
 {
     const parser_options *opt = &p->opt;
@@ -74,21 +111,27 @@ static cky_status pool_start(parser *p)
     if (opt->fail_engine < 0 || opt->fail_engine > opt->engines || opt->fail_after < 0)
         return cky_fail(CKY_ERR_ARG, "no engine %d of %d to fail", opt->fail_engine,
                         opt->engines);
-    p->sub = calloc((size_t)opt->engines, sizeof *p->sub);
-    if (!p->sub)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    for (; p->nsub < opt->engines; p->nsub++) {
-        parser_options so = *opt;
-        so.engines = so.fail_engine = 0;
-        so.device = opt->devices[p->nsub];
-        so.threads = opt->threads / opt->engines > 0 ? opt->threads / opt->engines : 1;
-        cky_status st = parser_new(p->g, &so, &p->sub[p->nsub]);
-        if (st)
-            return opt->engine == PARSER_ENGINE_GPU
-                       ? cky_fail(st, "device %d: %s", so.device, cky_last_error())
-                       : st;
+    int n = opt->engines;
+    p->sub = calloc((size_t)n, sizeof *p->sub);
+    making mk = {p, 1, calloc((size_t)n, sizeof *mk.st), calloc((size_t)n, sizeof *mk.why),
+                 PTHREAD_MUTEX_INITIALIZER};
+    cky_status st = CKY_OK;
+    if (!p->sub || !mk.st || !mk.why) {
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+    } else {
+        p->nsub = n; /* parser_free frees what was made */
+        make_engine(&mk, 0);
+        if (!mk.st[0] && n > 1)
+            workers_run(n - 1, make_worker, &mk);
+        for (int k = 0; k < n && !st; k++) /* the first failure (engine 0's stops all) */
+            if (mk.st[k])
+                st = cky_fail(mk.st[k], "%s", mk.why[k]);
     }
-    cky_status st = pool_new((void *const *)p->sub, p->nsub, pool_engine_parse, &p->pool);
+    free(mk.st);
+    free(mk.why);
+    pthread_mutex_destroy(&mk.lock);
+    if (!st)
+        st = pool_new((void *const *)p->sub, n, pool_engine_parse, &p->pool);
     if (!st && opt->fail_engine)
         pool_inject_failure(p->pool, opt->fail_engine - 1, opt->fail_after);
     return st;
