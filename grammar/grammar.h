@@ -93,7 +93,8 @@ typedef struct grammar {
  * Through the kernel cache (codegen_cache_dir: $CKY_CACHE, else ~/.cache/cky; "off": never):
  * a binary image of the loaded grammar, keyed by the identity of its source files and of the
  * loader (grammar/image_cache.c), is mapped instead of parsed when it is there and valid, and
- * written after a parse otherwise. The grammar is the same either way. */
+ * written after a parse otherwise (for sources of 64 KB or more). The grammar is the same
+ * either way. */
 cky_status grammar_load(const char *spec, grammar **out);
 
 /* Load and parse the source files, never through the cache (as grammar_load otherwise). */

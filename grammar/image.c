@@ -2,9 +2,13 @@
  * grammar's own fields and the sum closure. The lexicons save and restore themselves. */
 #include "image.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include "../util/workers.h"
 
 #define IMG_MAGIC "CKYGRAM" /* with its NUL, 8 bytes */
 #define IMG_FORMAT 1u
@@ -89,9 +93,9 @@ void *img_get_copy(img_in *in, size_t bytes, int *nomem)
     return d;
 }
 
-uint64_t grammar_image_checksum(const void *data, size_t len)
+/* The digest of one chunk: four FNV-style lanes over 64-bit words, the tail bytewise. */
+static uint64_t chunk_digest(const unsigned char *p, size_t len)
 {
-    const unsigned char *p = data;
     uint64_t h[4] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL, 0x9e3779b97f4a7c15ULL,
                      0xc2b2ae3d27d4eb4fULL};
     size_t i = 0;
@@ -106,6 +110,47 @@ uint64_t grammar_image_checksum(const void *data, size_t len)
     for (; i < len; i++)
         r = (r ^ p[i]) * 0x100000001b3ULL;
     return r ^ len;
+}
+
+#define IMG_CHUNK ((size_t)8 << 20) /* bytes per chunk digest */
+
+typedef struct digest_work {
+    const unsigned char *p;
+    size_t len, nchunk;
+    uint64_t *digest;
+    atomic_size_t next;
+} digest_work;
+
+/* The digest of chunk c of data[0..len). */
+static uint64_t chunk_at(const unsigned char *p, size_t len, size_t c)
+{
+    size_t at = c * IMG_CHUNK;
+    return chunk_digest(p + at, len - at < IMG_CHUNK ? len - at : IMG_CHUNK);
+}
+
+static void *digest_worker(void *arg)
+{
+    digest_work *w = arg;
+    for (size_t c; (c = atomic_fetch_add(&w->next, 1)) < w->nchunk;)
+        w->digest[c] = chunk_at(w->p, w->len, c);
+    return NULL;
+}
+
+uint64_t grammar_image_checksum(const void *data, size_t len)
+{
+    size_t nchunk = len / IMG_CHUNK + 1;
+    uint64_t *digest = malloc(nchunk * sizeof *digest);
+    if (digest) {
+        digest_work w = {data, len, nchunk, digest, 0};
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        size_t threads = cores < 1 ? 1 : (size_t)cores < nchunk ? (size_t)cores : nchunk;
+        workers_run((int)threads, digest_worker, &w);
+    }
+    uint64_t r = 0xcbf29ce484222325ULL;
+    for (size_t c = 0; c < nchunk; c++) /* out of memory: one chunk after the other */
+        r = (r ^ (digest ? digest[c] : chunk_at(data, len, c))) * 0x100000001b3ULL;
+    free(digest);
+    return r;
 }
 
 /* ---- writing ---- */

@@ -15,7 +15,8 @@
  *     with dladdr), so that a rebuilt loader never trusts images written by an older one.
  * The image is mapped and verified (checksum, then every index: grammar_image_open) before
  * use; a missing, stale or damaged one is a miss: the grammar is parsed and its image written
- * with an atomic rename. A cache that cannot be written only costs the parse next time. */
+ * with an atomic rename. A cache that cannot be written only costs the parse next time.
+ * Sources under 64 KB are always parsed (IMAGE_MIN_BYTES). */
 #include <dirent.h>
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -31,6 +32,9 @@
 #include "lexicon_berkeley.h"
 
 #define FNV_INIT 0xcbf29ce484222325ULL
+/* Sources smaller than this (the small grammars of tests, say) parse in a few milliseconds
+ * and get no image, so that they do not fill the cache. */
+#define IMAGE_MIN_BYTES (64 << 10)
 
 static uint64_t fnv(uint64_t h, const void *data, size_t len)
 {
@@ -42,7 +46,7 @@ static uint64_t fnv(uint64_t h, const void *data, size_t len)
 
 /* Hash the identity of the file `path` (or that it is missing): where it is (device, inode)
  * into *place, and all of it into *h. */
-static void hash_identity(uint64_t *h, uint64_t *place, const char *path)
+static void hash_identity(uint64_t *h, uint64_t *place, int64_t *bytes, const char *path)
 {
     struct stat sb;
     if (!path || stat(path, &sb) != 0) {
@@ -54,29 +58,32 @@ static void hash_identity(uint64_t *h, uint64_t *place, const char *path)
                      (int64_t)sb.st_ctim.tv_sec, (int64_t)sb.st_ctim.tv_nsec};
     *h = fnv(*h, id, sizeof id);
     *place = fnv(*place, id, 2 * sizeof *id);
+    *bytes += sb.st_size;
 }
 
 /* The key of the image of `spec` (see the file comment), and in *group a hash of where its
- * source files are, shared by the images of older versions of them. 0 when out of memory. */
+ * source files are, shared by the images of older versions of them. 0 when out of memory or
+ * when the sources are smaller than IMAGE_MIN_BYTES. */
 static uint64_t image_key(const char *spec, uint64_t *group)
 {
+    int64_t bytes = 0, unused_bytes = 0;
     uint64_t sizes[5] = {sizeof(int), sizeof(size_t), sizeof(double), sizeof(long),
                          sizeof(lexicon_berkeley_params)};
     uint64_t h = fnv(FNV_INIT, "cky-grammar-image", 17), unused = FNV_INIT;
     *group = FNV_INIT;
     h = fnv(h, sizes, sizeof sizes);
     Dl_info info;
-    hash_identity(&h, &unused,
+    hash_identity(&h, &unused, &unused_bytes,
                   dladdr((void *)grammar_load_source, &info) ? info.dli_fname : NULL);
-    hash_identity(&h, group, spec);
+    hash_identity(&h, group, &bytes, spec);
     char *prefix = grammar_text_prefix(spec);
     size_t n = prefix ? strlen(prefix) + 16 : 0;
     char *path = prefix ? malloc(n) : NULL;
     for (int i = 0; path && i < GRAMMAR_NTEXT_SUFFIX; i++) {
         snprintf(path, n, "%s%s", prefix, grammar_text_suffix[i]);
-        hash_identity(&h, group, path);
+        hash_identity(&h, group, &bytes, path);
     }
-    uint64_t key = path ? h | 1 : 0;
+    uint64_t key = path && bytes >= IMAGE_MIN_BYTES ? h | 1 : 0;
     free(prefix);
     free(path);
     return key;
