@@ -61,6 +61,18 @@ static void hash_identity(uint64_t *h, uint64_t *place, int64_t *bytes, const ch
     *bytes += sb.st_size;
 }
 
+/* The file holding this code: libcky.so, or the program it is linked into (whose dladdr
+ * name may be a bare argv[0]: /proc/self/exe then). */
+static const char *loader_path(void)
+{
+    Dl_info info;
+    struct stat sb;
+    if (dladdr((void *)grammar_load_source, &info) && info.dli_fname &&
+        strchr(info.dli_fname, '/') && stat(info.dli_fname, &sb) == 0)
+        return info.dli_fname;
+    return "/proc/self/exe";
+}
+
 /* The key of the image of `spec` (see the file comment), and in *group a hash of where its
  * source files are, shared by the images of older versions of them. 0 when out of memory or
  * when the sources are smaller than IMAGE_MIN_BYTES. */
@@ -72,9 +84,7 @@ static uint64_t image_key(const char *spec, uint64_t *group)
     uint64_t h = fnv(FNV_INIT, "cky-grammar-image", 17), unused = FNV_INIT;
     *group = FNV_INIT;
     h = fnv(h, sizes, sizeof sizes);
-    Dl_info info;
-    hash_identity(&h, &unused, &unused_bytes,
-                  dladdr((void *)grammar_load_source, &info) ? info.dli_fname : NULL);
+    hash_identity(&h, &unused, &unused_bytes, loader_path());
     hash_identity(&h, group, &bytes, spec);
     char *prefix = grammar_text_prefix(spec);
     size_t n = prefix ? strlen(prefix) + 16 : 0;
