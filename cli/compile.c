@@ -27,8 +27,9 @@ static void compile_usage(FILE *f)
         "  --no-gpu-code          skip NVRTC (partition and, with --host, the host build only)\n"
         "  --host                 also build the host (.so) version of every kernel and load it\n"
         "  --dump-cu DIR          write every kernel's source to DIR/NAME.cu\n"
-        "  --cache DIR            cache folder (default $CKY_CACHE, else ~/.cache/cky);\n"
-        "                         'off' (or CKY_CACHE=off) compiles without a cache\n"
+        "  --cache DIR            cache folder (default $CKY_CACHE, else ~/.cache/cky),\n"
+        "                         the grammar's image too; 'off' (or CKY_CACHE=off)\n"
+        "                         compiles without a cache\n"
         "  --threads N            parallel compilations (default: number of cores)\n"
         "  --family FAM[,FAM..]   compile only these families (the others are partitioned\n"
         "                         and reported without registers)\n"
@@ -271,7 +272,7 @@ int cli_compile(int argc, char **argv)
     rc = guard_check_paths("compile", gpath, NULL, 0, NULL, 0);
     if (rc)
         return rc;
-    if (grammar_load(gpath, &g))
+    if (grammar_load_cached(gpath, o.cache_dir, &g))
         return cli_error("compile", "%s", cky_last_error());
     codegen_program *prog = NULL;
     if (codegen_compile(g, &o, &prog)) {

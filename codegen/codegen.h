@@ -249,6 +249,13 @@ void codegen_program_free(codegen_program *p);
  * $XDG_CACHE_HOME/cky, else ~/.cache/cky; NULL when it is "off" (any case). Malloc'ed. */
 cky_status codegen_cache_dir(const codegen_options *o, char **dir);
 
+/* Write `len` bytes to `path` atomically (a temp file in the same folder, then rename): the
+ * cache's writes, the grammar image's (grammar/image_cache.c) too. */
+cky_status codegen_write_atomic(const char *path, const void *data, size_t len);
+
+/* Make `dir` and its parents. */
+cky_status codegen_mkdirs(const char *dir);
+
 /* Make the cache folder `dir` ready: created, writable (a file can be made there), the
  * leftovers of interrupted runs removed. Fails with a message naming the folder and the
  * reason; codegen_compile then compiles without a cache. */
