@@ -245,20 +245,8 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o,
                            codegen_program **out);
 void codegen_program_free(codegen_program *p);
 
-/* Cache directory the options resolve to: o->cache_dir, else $CKY_CACHE, else
- * $XDG_CACHE_HOME/cky, else ~/.cache/cky; NULL when it is "off" (any case). Malloc'ed. */
+/* Cache directory the options resolve to: o->cache_dir, else as cachedir_resolve
+ * (util/cachedir.h) says. Malloc'ed; NULL when the cache is off. */
 cky_status codegen_cache_dir(const codegen_options *o, char **dir);
-
-/* Write `len` bytes to `path` atomically (a temp file in the same folder, then rename): the
- * cache's writes, the grammar image's (grammar/image_cache.c) too. */
-cky_status codegen_write_atomic(const char *path, const void *data, size_t len);
-
-/* Make `dir` and its parents. */
-cky_status codegen_mkdirs(const char *dir);
-
-/* Make the cache folder `dir` ready: created, writable (a file can be made there), the
- * leftovers of interrupted runs removed. Fails with a message naming the folder and the
- * reason; codegen_compile then compiles without a cache. */
-cky_status codegen_cache_prepare(const char *dir);
 
 #endif

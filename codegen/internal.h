@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "../util/cachedir.h"
 #include "codegen.h"
 
 /* FNV-1a 64 over `len` bytes, continuing from `h` (start with CODEGEN_FNV_INIT). */
@@ -37,9 +38,6 @@ cky_status codegen_cache_put_partition(const char *dir, uint64_t key,
 long codegen_partition_builds(void);
 
 
-/* Malloc'ed mkstemp/mkdtemp template DIR/tmp-PID-HOST~XXXXXX then `suffix`: the name of
- * every temporary in the cache, which codegen_cache_prepare removes once its writer is gone. */
-char *codegen_temp_template(const char *dir, const char *suffix);
 
 /* "nvrtc MAJOR.MINOR" of the linked NVRTC, for cache keys. */
 void codegen_nvrtc_version(char *buf, size_t size);

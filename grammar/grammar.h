@@ -91,7 +91,7 @@ typedef struct grammar {
 /* Load a grammar. `spec` is a native .gr file, or the prefix of a text export (PREFIX.grammar
  * [.gz], PREFIX.lexicon[.gz], PREFIX.words[.gz]); a path to one of the text files also works.
  * The format is recognised from the file contents. Errors name the file and the problem.
- * Through the kernel cache (codegen_cache_dir: $CKY_CACHE, else ~/.cache/cky; "off": never):
+ * Through the kernel cache (cachedir_resolve, util/cachedir.h: $CKY_CACHE, else ~/.cache/cky; "off": never):
  * a binary image of the loaded grammar, keyed by the identity of its source files and of the
  * loader (grammar/image_cache.c), is mapped instead of parsed when it is there and valid, and
  * written after a parse otherwise (for sources of 64 KB or more). The grammar is the same

@@ -11,7 +11,7 @@
 #include "../util/workers.h"
 
 #define IMG_MAGIC "CKYGRAM" /* with its NUL, 8 bytes */
-#define IMG_FORMAT 1u
+#define IMG_FORMAT 2u
 #define IMG_MAX_SUB 4096 /* builder_add_symbol's limit */
 
 typedef struct img_header {
@@ -191,13 +191,14 @@ cky_status grammar_image_build(const grammar *g, uint64_t key, unsigned char **b
     }
     for (int i = 0; i < g->nbinary; i++) {
         const grammar_binary *r = &g->binary[i];
-        int head4[4] = {r->parent, r->left, r->right, r->nrow};
+        int rule_head[5] = {r->parent, r->left, r->right, r->nrow, r->prob != NULL};
         size_t cells = (size_t)r->nrow * g->nsub[r->parent];
-        save_ints(&w, head4, 4);
+        save_ints(&w, rule_head, 5);
         save_ints(&w, r->row_l, (size_t)r->nrow);
         save_ints(&w, r->row_r, (size_t)r->nrow);
         img_put(&w, r->score, cells * sizeof *r->score);
-        img_put(&w, r->prob, cells * sizeof *r->prob);
+        if (r->prob) /* only grammars with the sum closure keep the linear table */
+            img_put(&w, r->prob, cells * sizeof *r->prob);
     }
     save_ints(&w, g->binary_first, (size_t)g->nsym + 1);
     for (int i = 0; i < g->nunary; i++) {
@@ -288,9 +289,9 @@ static void open_binary(img_in *in, grammar *g, int *nomem)
 {
     for (int i = 0; i < g->nbinary && !in->bad; i++) {
         grammar_binary *r = &g->binary[i];
-        const int *h = get_ints(in, 4, 0, 1 << 30, 0, nomem);
+        const int *h = get_ints(in, 5, 0, 1 << 30, 0, nomem);
         if (!h || h[0] >= g->nsym || h[1] >= g->nsym || h[2] >= g->nsym ||
-            h[3] > g->nsub[h[1]] * g->nsub[h[2]]) {
+            h[3] > g->nsub[h[1]] * g->nsub[h[2]] || h[4] > 1) {
             in->bad = 1;
             return;
         }
@@ -299,7 +300,7 @@ static void open_binary(img_in *in, grammar *g, int *nomem)
         r->row_l = get_ints(in, (size_t)r->nrow, 0, g->nsub[r->left] - 1, 0, nomem);
         r->row_r = get_ints(in, (size_t)r->nrow, 0, g->nsub[r->right] - 1, 0, nomem);
         r->score = (double *)img_get(in, cells * sizeof(double));
-        r->prob = (double *)img_get(in, cells * sizeof(double));
+        r->prob = h[4] ? (double *)img_get(in, cells * sizeof(double)) : NULL;
     }
     if (!in->bad && (g->binary_first = get_index(in, g->nsym, g->nbinary, nomem)))
         for (int s = 0; s < g->nsym; s++)
@@ -395,6 +396,9 @@ cky_status grammar_image_open(void *data, size_t len, uint64_t key, const char *
         open_symbols(&in, g, &nomem);
     if (!in.bad && !nomem)
         open_binary(&in, g, &nomem);
+    for (int i = 0; i < g->nbinary && !in.bad && !nomem; i++)
+        if ((g->binary[i].prob != NULL) != has_sum) /* linear tables iff the sum closure */
+            in.bad = 1;
     if (!in.bad && !nomem)
         open_unary(&in, g, &nomem);
     if (!in.bad && !nomem && has_sum)

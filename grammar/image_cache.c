@@ -27,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../codegen/codegen.h"
+#include "../util/cachedir.h"
 #include "image.h"
 #include "lexicon_berkeley.h"
 
@@ -145,22 +145,19 @@ static void image_write(const char *dir, const char *path, uint64_t group, uint6
 {
     unsigned char *buf;
     size_t len;
-    if (codegen_mkdirs(dir) || grammar_image_build(g, key, &buf, &len))
+    if (cachedir_mkdirs(dir) || grammar_image_build(g, key, &buf, &len))
         return;
-    if (!codegen_write_atomic(path, buf, len))
+    if (!cachedir_write_atomic(path, buf, len))
         remove_older(dir, group, path);
     free(buf);
 }
 
 cky_status grammar_load_cached(const char *spec, const char *cache_dir, grammar **out)
 {
-    codegen_options o;
-    codegen_options_default(&o);
-    o.cache_dir = cache_dir;
     char *dir = NULL;
     uint64_t key = 0, group = 0;
     char *path = NULL;
-    if (!codegen_cache_dir(&o, &dir) && dir && (key = image_key(spec, &group)) &&
+    if (!cachedir_resolve(cache_dir, &dir) && dir && (key = image_key(spec, &group)) &&
         (path = malloc(strlen(dir) + 48)))
         snprintf(path, strlen(dir) + 48, "%s/%016llx-%016llx.gimg", dir,
                  (unsigned long long)group, (unsigned long long)key);

@@ -87,7 +87,9 @@ static void compare_grammars(const grammar *a, const grammar *b)
         same_bytes(x->row_l, y->row_l, (size_t)x->nrow * sizeof(int), "binary row_l", i);
         same_bytes(x->row_r, y->row_r, (size_t)x->nrow * sizeof(int), "binary row_r", i);
         same_bytes(x->score, y->score, cells * sizeof(double), "binary score", i);
-        same_bytes(x->prob, y->prob, cells * sizeof(double), "binary prob", i);
+        cr_assert_eq(x->prob == NULL, y->prob == NULL, "binary prob %d: present in one", i);
+        if (x->prob)
+            same_bytes(x->prob, y->prob, cells * sizeof(double), "binary prob", i);
     }
     for (int i = 0; i < a->nunary; i++) {
         const grammar_unary *x = &a->unary[i], *y = &b->unary[i];
