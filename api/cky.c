@@ -42,13 +42,16 @@ static cky_status engine_from_name(const char *name, parser_engine *out)
     return cky_fail(CKY_ERR_ARG, "unknown engine '%s' (known: auto, gpu, cpu, ref)", name);
 }
 
-/* Check the decoder name. Only Viterbi is in this build; the max-rule decoder is wired here
- * (parser_options.decoder) when it is. */
-static cky_status check_decoder(const char *name)
+/* The decoder named `name` (NULL: viterbi). */
+static cky_status decoder_from_name(const char *name, parser_decoder *out)
 {
     if (!name || !strcmp(name, "viterbi"))
-        return CKY_OK;
-    return cky_fail(CKY_ERR_ARG, "unknown decoder '%s' (known: viterbi)", name);
+        *out = PARSER_DECODER_VITERBI;
+    else if (!strcmp(name, "maxrule"))
+        *out = PARSER_DECODER_MAXRULE;
+    else
+        return cky_fail(CKY_ERR_ARG, "unknown decoder '%s' (known: viterbi, maxrule)", name);
+    return CKY_OK;
 }
 
 cky_parser *cky_parser_open(const char *grammar_path, const char *engine, const char *decoder,
@@ -73,8 +76,13 @@ cky_parser *cky_parser_open(const char *grammar_path, const char *engine, const 
     h->opt.device = device;
     if (max_length > 0)
         h->opt.max_length = max_length;
-    if (engine_from_name(engine, &h->opt.engine) || check_decoder(decoder) ||
-        grammar_load(grammar_path, &h->g) || parser_new(h->g, &h->opt, &h->p)) {
+    int any_engine = !engine || !strcmp(engine, "auto");
+    cky_status st = engine_from_name(engine, &h->opt.engine);
+    if (!st)
+        st = decoder_from_name(decoder, &h->opt.decoder);
+    if (!st && any_engine && h->opt.decoder == PARSER_DECODER_MAXRULE)
+        h->opt.engine = PARSER_ENGINE_REF; /* the engine that has max-rule, as cky parse does */
+    if (st || grammar_load(grammar_path, &h->g) || parser_new(h->g, &h->opt, &h->p)) {
         grammar_free(h->g);
         free(h);
         return NULL;

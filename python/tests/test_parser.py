@@ -118,3 +118,14 @@ def test_as_tree(grammar):
     assert p.parse("", as_tree=True) is None
     assert [x.leaves() for x in p.parse_many(["A b.", "C d."], as_tree=True)] == \
         [["A", "b", "."], ["C", "d", "."]]
+
+
+def test_maxrule_as_the_command(repo, grammar):
+    """decoder="maxrule" gives the trees of `cky parse --decoder maxrule` (the ref engine,
+    which "auto" picks for it); the cpu engine refuses it with the library's message."""
+    p = cky.Parser(grammar, decoder="maxrule")
+    assert p.engine == "ref"
+    want = cky_parse(repo, grammar, RAW, "--decoder", "maxrule", "--tokenize")
+    assert [p.parse(s) for s in RAW] == want
+    with pytest.raises(cky.CkyError, match="ref engine only"):
+        cky.Parser(grammar, engine="cpu", decoder="maxrule")
