@@ -1,0 +1,191 @@
+/* Tests of the sum-product kernel text (codegen.h): the host build of a multi-kernel
+ * partition gives parents bit-identical to a plain C loop doing the same float operations in
+ * the same order (kernels, code blocks, the plan's rule order, one fmaf per rule, a parent
+ * register added into its row after its last rule of a block), without writing outside its
+ * rows; the result is the rules' sum to float accuracy; NVRTC compiles the same text for
+ * sm_90 without spills or atomics. */
+#include <criterion/criterion.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../codegen/internal.h"
+#include "../codegen/schedule.h"
+#include "test_codegen_synth.h"
+#include "test_guarded.h"
+
+/* Random linear scores in [0, 1], some exactly 0 (an impossible substate). */
+static void fill_probs(float *x, int rows, int n, int stride)
+{
+    for (int r = 0; r < rows; r++)
+        for (int t = 0; t < n; t++) {
+            int u = rand();
+            x[(size_t)r * stride + t] = u % 11 == 0 ? 0.0f : (float)(u % 100003) / 100003.0f;
+        }
+}
+
+/* The plain loop: kernel by kernel, block by block, rules in the partition's (emission)
+ * order with the plan's flags, for every work item; parent rows accumulate in `parent`. */
+static void plain_loop(const codegen_partition *p, const float *left, const float *right,
+                       float *parent, int n, int stride)
+{
+    float *reg = malloc((size_t)p->dim[0] * sizeof *reg);
+    for (int b = 0; b < p->nblock; b++) {
+        const codegen_block *blk = &p->block[b];
+        const codegen_rule *rule = p->rule + blk->first;
+        unsigned char *flags = malloc((size_t)blk->nrule);
+        int live;
+        long loads;
+        cr_assert_eq(codegen_block_plan(rule, blk->nrule, p->dim, p->shape.live_limit, flags,
+                                        &live, &loads),
+                     CKY_OK);
+        for (int t = 0; t < n; t++)
+            for (long i = 0; i < blk->nrule; i++) {
+                const codegen_rule *r = &rule[i];
+                float lr = left[(size_t)r->l * stride + t] * right[(size_t)r->r * stride + t];
+                float w = codegen_weight(CODEGEN_SEMIRING_SUM_PRODUCT, r->w);
+                reg[r->p] = fmaf(lr, w, (flags[i] & PLAN_FIRST_P) ? 0.0f : reg[r->p]);
+                if (flags[i] & PLAN_LAST_P)
+                    parent[(size_t)r->p * stride + t] += reg[r->p];
+            }
+        free(flags);
+    }
+    free(reg);
+}
+
+Test(codegen_sumprod, host_build_matches_plain_loop)
+{
+    codegen_family f;
+    synth_family(&f, 40, 3000, 33);
+    for (long i = 0; i < f.nrule; i++) /* log scores of probabilities: (-10, 0] */
+        f.rule[i].w = f.rule[i].w / 10.0f;
+    codegen_shape shape;
+    cr_assert_eq(codegen_shape_parse("2x2x1/2x1x2", &shape), CKY_OK);
+    shape.live_limit = 16; /* parents regrouped and rows reloaded within blocks */
+    codegen_partition p;
+    cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
+    cr_assert_gt(p.nkernel, 1);
+    const int n = 77, stride = 96, rows = 40;
+    guarded left = guarded_new((size_t)rows * stride), right = guarded_new((size_t)rows * stride),
+            parent = guarded_new((size_t)rows * stride);
+    fill_probs(left.data, rows, n, stride);
+    fill_probs(right.data, rows, n, stride);
+    float *expect = malloc((size_t)rows * stride * sizeof *expect);
+    for (int r = 0; r < rows; r++)
+        for (int t = 0; t < n; t++)
+            parent.data[(size_t)r * stride + t] = expect[(size_t)r * stride + t] = 0.0f;
+    plain_loop(&p, left.data, right.data, expect, n, stride);
+    for (int k = 0; k < p.nkernel; k++) {
+        char *src = NULL, name[32];
+        cr_assert_eq(codegen_emit_kernel(&p, k, 0, CODEGEN_SEMIRING_SUM_PRODUCT, &src),
+                     CKY_OK);
+        cr_assert(strstr(src, "CKY_FMA(0.0f, lr, "), "no first-rule FMA in:\n%.400s", src);
+        cr_assert_null(strstr(src, "CKY_MAX("), "a max in the sum-product text");
+        codegen_kernel_name(CODEGEN_XX, k, name, sizeof name);
+        void *handle = NULL;
+        codegen_host_fn fn = NULL;
+        uint64_t key = codegen_hash_str(CODEGEN_FNV_INIT, src);
+        cr_assert_eq(codegen_host_load(NULL, key, src, name, &handle, &fn), CKY_OK, "%s",
+                     cky_last_error());
+        fn(left.data, right.data, parent.data, n, stride);
+        dlclose(handle);
+        free(src);
+    }
+    guarded_check(&left, "left", rows, n, stride);
+    guarded_check(&right, "right", rows, n, stride);
+    guarded_check(&parent, "parent", rows, n, stride);
+    int nonzero = 0;
+    for (int r = 0; r < rows; r++)
+        for (int t = 0; t < n; t++) {
+            size_t i = (size_t)r * stride + t;
+            nonzero += expect[i] > 0.0f;
+            cr_assert_eq(memcmp(&parent.data[i], &expect[i], sizeof(float)), 0,
+                         "parent row %d work item %d: got %a, want %a", r, t,
+                         (double)parent.data[i], (double)expect[i]);
+        }
+    cr_assert_gt(nonzero, rows * n / 2, "too few parents reached (%d)", nonzero);
+    free(expect);
+    free(left.mem);
+    free(right.mem);
+    free(parent.mem);
+    codegen_partition_free(&p);
+    codegen_family_free(&f);
+}
+
+/* The sum the kernels compute is the textbook one up to float rounding: a plain double loop
+ * over the rules in the grammar's order agrees to a relative 1e-5. */
+Test(codegen_sumprod, host_build_is_the_sum)
+{
+    codegen_family f;
+    synth_family(&f, 24, 1500, 7);
+    for (long i = 0; i < f.nrule; i++)
+        f.rule[i].w = f.rule[i].w / 20.0f;
+    codegen_partition p;
+    codegen_shape shape;
+    memset(&shape, 0, sizeof shape); /* automatic */
+    cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
+    const int n = 9, stride = 9, rows = 24;
+    float *left = malloc(sizeof(float) * rows * stride), *right = malloc(sizeof(float) * rows * stride);
+    float *parent = calloc((size_t)rows * stride, sizeof(float));
+    double *sum = calloc((size_t)rows * stride, sizeof(double));
+    fill_probs(left, rows, n, stride);
+    fill_probs(right, rows, n, stride);
+    for (long i = 0; i < f.nrule; i++)
+        for (int t = 0; t < n; t++)
+            sum[f.rule[i].p * stride + t] += (double)left[f.rule[i].l * stride + t] *
+                                             right[f.rule[i].r * stride + t] * exp(f.rule[i].w);
+    for (int k = 0; k < p.nkernel; k++) {
+        char *src = NULL, name[32];
+        cr_assert_eq(codegen_emit_kernel(&p, k, 0, CODEGEN_SEMIRING_SUM_PRODUCT, &src), CKY_OK);
+        codegen_kernel_name(CODEGEN_XX, k, name, sizeof name);
+        void *handle = NULL;
+        codegen_host_fn fn = NULL;
+        cr_assert_eq(codegen_host_load(NULL, codegen_hash_str(CODEGEN_FNV_INIT, src), src, name,
+                                       &handle, &fn),
+                     CKY_OK, "%s", cky_last_error());
+        fn(left, right, parent, n, stride);
+        dlclose(handle);
+        free(src);
+    }
+    for (int i = 0; i < rows * stride; i++)
+        cr_assert_leq(fabs(parent[i] - sum[i]), 1e-5 * sum[i] + 1e-30, "row %d: %g vs %g",
+                      i / stride, (double)parent[i], sum[i]);
+    free(left);
+    free(right);
+    free(parent);
+    free(sum);
+    codegen_partition_free(&p);
+    codegen_family_free(&f);
+}
+
+Test(codegen_sumprod, nvrtc_compiles_sm90_cubin)
+{
+    codegen_family f;
+    synth_family(&f, 30, 800, 4);
+    codegen_shape shape;
+    cr_assert_eq(codegen_shape_parse("1x1x1/2x2x1", &shape), CKY_OK);
+    codegen_partition p;
+    cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
+    char *src = NULL, *maxplus = NULL;
+    cr_assert_eq(codegen_emit_kernel(&p, 0, 0, CODEGEN_SEMIRING_SUM_PRODUCT, &src), CKY_OK);
+    cr_assert_eq(codegen_emit_kernel(&p, 0, 0, CODEGEN_SEMIRING_MAX_PLUS, &maxplus), CKY_OK);
+    cr_assert_neq(strcmp(src, maxplus), 0);
+    cr_assert_null(strstr(src, "atomic"), "an atomic in the sum-product text");
+    unsigned char *cubin = NULL;
+    size_t size = 0;
+    int regs = -1, spill = -1;
+    cr_assert_eq(codegen_nvrtc_compile(src, "cky_XX_k0", "sm_90", NULL, &cubin, &size, &regs,
+                                       &spill),
+                 CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(memcmp(cubin, "\177ELF", 4), 0, "not an ELF cubin");
+    cr_assert_gt(regs, 0);
+    cr_assert_eq(spill, 0, "%d registers, %d spill bytes", regs, spill);
+    cr_assert_eq(codegen_emit_kernel(&p, 0, 0, (codegen_semiring)7, &src), CKY_ERR_ARG);
+    free(cubin);
+    free(src);
+    free(maxplus);
+    codegen_partition_free(&p);
+    codegen_family_free(&f);
+}
