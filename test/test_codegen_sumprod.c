@@ -3,7 +3,8 @@
  * the same order (kernels, code blocks, the plan's rule order, one fmaf per rule, a parent
  * register added into its row after its last rule of a block), without writing outside its
  * rows; the result is the rules' sum to float accuracy; NVRTC compiles the same text for
- * sm_90 without spills or atomics. */
+ * sm_90 without spills or atomics; the two semirings share partitions, never kernels, in
+ * the cache. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "../codegen/internal.h"
+#include "../grammar/grammar.h"
 #include "../codegen/schedule.h"
 #include "test_codegen_synth.h"
 #include "test_guarded.h"
@@ -188,4 +190,38 @@ Test(codegen_sumprod, nvrtc_compiles_sm90_cubin)
     free(maxplus);
     codegen_partition_free(&p);
     codegen_family_free(&f);
+}
+
+/* The semirings share partitions but never kernels: a cache filled by one semiring gives the
+ * other no hit, and a second sum-product compilation is all hits. */
+Test(codegen_sumprod, semirings_have_their_own_cache_entries, .timeout = 120)
+{
+    char dir[] = "/tmp/cky-test-semiring-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    grammar *g;
+    cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1", &g), CKY_OK, "%s",
+                 cky_last_error());
+    codegen_options o;
+    codegen_options_default(&o);
+    o.gpu = 0;
+    o.host = 1;
+    o.cache_dir = dir;
+    o.families = 1u << CODEGEN_TT;
+    codegen_program *prog[3];
+    codegen_semiring sr[3] = {CODEGEN_SEMIRING_MAX_PLUS, CODEGEN_SEMIRING_SUM_PRODUCT,
+                              CODEGEN_SEMIRING_SUM_PRODUCT};
+    for (int k = 0; k < 3; k++) {
+        o.semiring = sr[k];
+        cr_assert_eq(codegen_compile(g, &o, &prog[k]), CKY_OK, "%s", cky_last_error());
+    }
+    cr_assert_gt(prog[1]->nmiss, 0);
+    cr_assert_eq(prog[1]->nhit, 0, "a max-plus kernel served a sum-product one");
+    cr_assert_eq(prog[1]->partition_hits, CODEGEN_NFAMILY, "the partition was built again");
+    cr_assert_eq(prog[2]->nmiss, 0);
+    for (int k = 0; k < 3; k++)
+        codegen_program_free(prog[k]);
+    grammar_free(g);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
 }
