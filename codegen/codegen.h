@@ -186,6 +186,21 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
                                    codegen_partition *out);
 void codegen_partition_free(codegen_partition *p);
 
+/* The role of a partition's output axis. PARENT: the partition as built (inside:
+ * parent += left * right * w). LEFT and RIGHT: turned for the outside pass, each rule
+ * (p, l, r, w) becoming (l, p, r, w), resp. (r, p, l, w): the kernels then compute
+ * out_left[l] += outside[p] * inside_right[r] * w, resp. out_right[r] += outside[p] *
+ * inside_left[l] * w, with the workspaces PARENT = the child's class, LEFT = X (the parent
+ * outside rows), RIGHT = the sibling's class. */
+typedef enum codegen_role {
+    CODEGEN_ROLE_PARENT = 0, CODEGEN_ROLE_LEFT, CODEGEN_ROLE_RIGHT
+} codegen_role;
+
+/* The partition p with its axes turned for `role`: the same kernels, code blocks and rules
+ * (rows permuted), each block ordered and planned again. Free with codegen_partition_free. */
+cky_status codegen_partition_turn(const codegen_partition *p, codegen_role role,
+                                  codegen_partition *out);
+
 /* ---- emission ---- */
 
 /* The weight a rule of log score w has in the kernel text of semiring sr: w itself for
@@ -227,6 +242,8 @@ typedef struct codegen_options {
     unsigned families;     /* bit f set: compile family f (default all); the others are
                               partitioned only, their kernels have no cubin and no host code */
     codegen_semiring semiring; /* of the kernels' rules (default max-plus) */
+    codegen_role role;         /* each family's partition turned for this role (default:
+                                  PARENT, as built); part[f] is then the turned one */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);

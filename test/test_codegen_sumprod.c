@@ -57,6 +57,27 @@ static void plain_loop(const codegen_partition *p, const float *left, const floa
     free(reg);
 }
 
+/* Emit, host-build and run every sum-product kernel of p over n work items. */
+static void host_run(const codegen_partition *p, const float *left, const float *right,
+                     float *parent, int n, int stride)
+{
+    for (int k = 0; k < p->nkernel; k++) {
+        char *src = NULL, name[32];
+        cr_assert_eq(codegen_emit_kernel(p, k, 0, CODEGEN_SEMIRING_SUM_PRODUCT, &src), CKY_OK);
+        cr_assert(strstr(src, "CKY_FMA(0.0f, lr, "), "no first-rule FMA in:\n%.400s", src);
+        cr_assert_null(strstr(src, "CKY_MAX("), "a max in the sum-product text");
+        codegen_kernel_name(p->family, k, name, sizeof name);
+        void *handle = NULL;
+        codegen_host_fn fn = NULL;
+        cr_assert_eq(codegen_host_load(NULL, codegen_hash_str(CODEGEN_FNV_INIT, src), src, name,
+                                       &handle, &fn),
+                     CKY_OK, "%s", cky_last_error());
+        fn(left, right, parent, n, stride);
+        dlclose(handle);
+        free(src);
+    }
+}
+
 Test(codegen_sumprod, host_build_matches_plain_loop)
 {
     codegen_family f;
@@ -79,22 +100,7 @@ Test(codegen_sumprod, host_build_matches_plain_loop)
         for (int t = 0; t < n; t++)
             parent.data[(size_t)r * stride + t] = expect[(size_t)r * stride + t] = 0.0f;
     plain_loop(&p, left.data, right.data, expect, n, stride);
-    for (int k = 0; k < p.nkernel; k++) {
-        char *src = NULL, name[32];
-        cr_assert_eq(codegen_emit_kernel(&p, k, 0, CODEGEN_SEMIRING_SUM_PRODUCT, &src),
-                     CKY_OK);
-        cr_assert(strstr(src, "CKY_FMA(0.0f, lr, "), "no first-rule FMA in:\n%.400s", src);
-        cr_assert_null(strstr(src, "CKY_MAX("), "a max in the sum-product text");
-        codegen_kernel_name(CODEGEN_XX, k, name, sizeof name);
-        void *handle = NULL;
-        codegen_host_fn fn = NULL;
-        uint64_t key = codegen_hash_str(CODEGEN_FNV_INIT, src);
-        cr_assert_eq(codegen_host_load(NULL, key, src, name, &handle, &fn), CKY_OK, "%s",
-                     cky_last_error());
-        fn(left.data, right.data, parent.data, n, stride);
-        dlclose(handle);
-        free(src);
-    }
+    host_run(&p, left.data, right.data, parent.data, n, stride);
     guarded_check(&left, "left", rows, n, stride);
     guarded_check(&right, "right", rows, n, stride);
     guarded_check(&parent, "parent", rows, n, stride);
@@ -138,19 +144,7 @@ Test(codegen_sumprod, host_build_is_the_sum)
         for (int t = 0; t < n; t++)
             sum[f.rule[i].p * stride + t] += (double)left[f.rule[i].l * stride + t] *
                                              right[f.rule[i].r * stride + t] * exp(f.rule[i].w);
-    for (int k = 0; k < p.nkernel; k++) {
-        char *src = NULL, name[32];
-        cr_assert_eq(codegen_emit_kernel(&p, k, 0, CODEGEN_SEMIRING_SUM_PRODUCT, &src), CKY_OK);
-        codegen_kernel_name(CODEGEN_XX, k, name, sizeof name);
-        void *handle = NULL;
-        codegen_host_fn fn = NULL;
-        cr_assert_eq(codegen_host_load(NULL, codegen_hash_str(CODEGEN_FNV_INIT, src), src, name,
-                                       &handle, &fn),
-                     CKY_OK, "%s", cky_last_error());
-        fn(left, right, parent, n, stride);
-        dlclose(handle);
-        free(src);
-    }
+    host_run(&p, left, right, parent, n, stride);
     for (int i = 0; i < rows * stride; i++)
         cr_assert_leq(fabs(parent[i] - sum[i]), 1e-5 * sum[i] + 1e-30, "row %d: %g vs %g",
                       i / stride, (double)parent[i], sum[i]);
@@ -158,6 +152,64 @@ Test(codegen_sumprod, host_build_is_the_sum)
     free(right);
     free(parent);
     free(sum);
+    codegen_partition_free(&p);
+    codegen_family_free(&f);
+}
+
+/* The outside roles: the turned partitions' kernels give the plain loop's bits (same order)
+ * and the textbook outside sums: out_left[l] = sum of outside[p] * inside_right[r] * w, and
+ * out_right[r] = sum of outside[p] * inside_left[l] * w, over the family's rules. Dimensions
+ * differ per axis so that a mixed-up axis shows. */
+Test(codegen_sumprod, turned_partitions_send_to_children)
+{
+    codegen_family f;
+    synth_family(&f, 40, 2500, 5);
+    f.dim[1] = 41; /* rows 40 (left) and 42, 43 (right) stay unused */
+    f.dim[2] = 44;
+    for (long i = 0; i < f.nrule; i++)
+        f.rule[i].w = f.rule[i].w / 10.0f;
+    codegen_shape shape;
+    cr_assert_eq(codegen_shape_parse("2x1x2/2x2x1", &shape), CKY_OK);
+    shape.live_limit = 16;
+    codegen_partition p;
+    cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
+    const int n = 13, stride = 16;
+    float *outside = malloc(sizeof(float) * 40 * stride), *in[1]; /* in[0]: sibling rows */
+    fill_probs(outside, 40, n, stride); /* the parents' outside rows */
+    for (codegen_role role = CODEGEN_ROLE_LEFT; role <= CODEGEN_ROLE_RIGHT; role++) {
+        codegen_partition t;
+        cr_assert_eq(codegen_partition_turn(&p, role, &t), CKY_OK, "%s", cky_last_error());
+        int nout = role == CODEGEN_ROLE_LEFT ? 41 : 44, nsib = role == CODEGEN_ROLE_LEFT ? 44 : 41;
+        cr_assert(t.dim[0] == nout && t.dim[1] == 40 && t.dim[2] == nsib);
+        cr_assert_eq(t.nrule, p.nrule);
+        in[0] = malloc(sizeof(float) * nsib * stride);
+        fill_probs(in[0], nsib, n, stride);
+        float *got = calloc((size_t)nout * stride, sizeof(float));
+        float *expect = calloc((size_t)nout * stride, sizeof(float));
+        double *sum = calloc((size_t)nout * stride, sizeof(double));
+        host_run(&t, outside, in[0], got, n, stride);
+        plain_loop(&t, outside, in[0], expect, n, stride);
+        cr_assert_eq(memcmp(got, expect, sizeof(float) * nout * stride), 0,
+                     "role %d: not the plain loop's bits", (int)role);
+        for (long i = 0; i < f.nrule; i++) {
+            const codegen_rule *r = &f.rule[i];
+            int to = role == CODEGEN_ROLE_LEFT ? r->l : r->r;
+            int sib = role == CODEGEN_ROLE_LEFT ? r->r : r->l;
+            for (int x = 0; x < n; x++)
+                sum[to * stride + x] += (double)outside[r->p * stride + x] *
+                                        in[0][sib * stride + x] * exp(r->w);
+        }
+        for (int i = 0; i < nout * stride; i++)
+            cr_assert_leq(fabs(got[i] - sum[i]), 1e-5 * sum[i] + 1e-30,
+                          "role %d row %d: %g vs %g", (int)role, i / stride, (double)got[i],
+                          sum[i]);
+        free(in[0]);
+        free(got);
+        free(expect);
+        free(sum);
+        codegen_partition_free(&t);
+    }
+    free(outside);
     codegen_partition_free(&p);
     codegen_family_free(&f);
 }
