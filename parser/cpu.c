@@ -88,20 +88,29 @@ cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *opt, cpu_e
     return CKY_OK;
 }
 
-cky_status cpu_program(cpu_engine *e, codegen_semiring sr, const codegen_program **out)
+cky_status cpu_program(cpu_engine *e, codegen_semiring sr, codegen_role role,
+                       const codegen_program **out)
 {
-    if (sr == CODEGEN_SEMIRING_SUM_PRODUCT && !e->prog_sum) {
+    if (sr == CODEGEN_SEMIRING_MAX_PLUS && role == CODEGEN_ROLE_PARENT) {
+        *out = e->prog;
+        return CKY_OK;
+    }
+    if (sr != CODEGEN_SEMIRING_SUM_PRODUCT || (unsigned)role > CODEGEN_ROLE_RIGHT)
+        return cky_fail(CKY_ERR_ARG, "cpu engine: no kernels for semiring %d, role %d",
+                        (int)sr, (int)role);
+    if (!e->prog_sum[role]) {
         codegen_options o;
         codegen_options_default(&o);
         o.gpu = 0;
         o.host = 1;
         o.cache_dir = e->cache_dir;
         o.semiring = sr;
-        cky_status st = codegen_compile(e->g, &o, &e->prog_sum);
+        o.role = role;
+        cky_status st = codegen_compile(e->g, &o, &e->prog_sum[role]);
         if (st)
             return st;
     }
-    *out = sr == CODEGEN_SEMIRING_SUM_PRODUCT ? e->prog_sum : e->prog;
+    *out = e->prog_sum[role];
     return CKY_OK;
 }
 
@@ -110,7 +119,8 @@ void cpu_engine_free(cpu_engine *e)
     if (!e)
         return;
     codegen_program_free(e->prog);
-    codegen_program_free(e->prog_sum);
+    for (int r = 0; r < 3; r++)
+        codegen_program_free(e->prog_sum[r]);
     free(e->cache_dir);
     guarded_free(e->left);
     guarded_free(e->right);

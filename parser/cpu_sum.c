@@ -33,6 +33,10 @@ void sum_chart_free(sum_chart *c)
     free(c->post);
     free(c->epre);
     free(c->epost);
+    free(c->opre);
+    free(c->opost);
+    free(c->eopre);
+    free(c->eopost);
     free(c);
 }
 
@@ -63,9 +67,7 @@ double sum_chart_loglik(const sum_chart *c)
     return v > 0 ? log((double)v) + c->epost[root] * M_LN2 : -INFINITY;
 }
 
-/* Scale v[0..n) exactly by the power of two that puts its max in [0.5, 1): the exponent
- * taken out (0 for an all-zero vector). */
-static int normalize(float *v, int n)
+int cpu_sum_normalize(float *v, int n)
 {
     float m = 0;
     for (int x = 0; x < n; x++)
@@ -200,7 +202,7 @@ static void close_unary(const grammar *g, float *tmp, int span, const float *pre
     }
     for (int x = 0; x < g->nsub_total; x++)
         post[x] = pre[x] + tmp[x];
-    *epost = epre + normalize(post, g->nsub_total);
+    *epost = epre + cpu_sum_normalize(post, g->nsub_total);
 }
 
 /* The unary step (engine.h): the reduce of each cell of span d (d >= 2), then its unaries. */
@@ -273,7 +275,7 @@ cky_status cpu_engine_inside_sum(cpu_engine *e, const sentence *s, int n, sum_ch
     if (!st)
         st = maxrule_check_grammar(e->g);
     if (!st)
-        st = cpu_program(e, CODEGEN_SEMIRING_SUM_PRODUCT, &b.prog);
+        st = cpu_program(e, CODEGEN_SEMIRING_SUM_PRODUCT, CODEGEN_ROLE_PARENT, &b.prog);
     for (int k = 0; k < n && !st; k++) {
         len[k] = s[k].n;
         st = sum_chart_new(s[k].n, e->g->nsub_total, &ch[k]);

@@ -27,12 +27,29 @@ typedef struct sum_chart {
     int n, nsub;       /* words, global substates */
     float *pre, *post; /* [ncells][nsub], chart_cell order: linear inside scores, scaled */
     int *epre, *epost; /* [ncells]: exponents (value = float x 2^e; 0 for an all-zero layer) */
+    /* outside scores (NULL until cpu_engine_outside_sum): opost of the post-unary node (what
+     * the binary parents send), opre of the pre-unary node (opost + the sum closure's terms,
+     * what a cell's binary rules send on), scaled likewise */
+    float *opre, *opost;
+    int *eopre, *eopost;
 } sum_chart;
 
 /* Inside scores of n sentences (each with at least one word): out[k] a new sum_chart of
  * s[k] (free with sum_chart_free). CKY_ERR_UNSUPPORTED for a grammar without the sum
  * closure or the Berkeley lexicon. On failure no chart is returned. */
 cky_status cpu_engine_inside_sum(cpu_engine *e, const sentence *s, int n, sum_chart **out);
+
+/* Outside scores of the n charts of one cpu_engine_inside_sum call (same engine), through
+ * the downward span loop with the turned sum-product kernels (codegen_partition_turn): per
+ * span, from the longest, each cell's opost (ROOT's 1 at the root) gets its unary outside
+ * terms into opre (the sum closure by child, one fmaf per term, then normalized); then each
+ * work item sends opre(parent) * inside(right) * w to its left child and opre(parent) *
+ * inside(left) * w to its right child, added to the child's opost in a fixed order (per
+ * family: every item's left-child terms in item order, then every item's right-child
+ * terms), each term vector brought to the child's running exponent (raised, with the sum
+ * so far scaled down exactly, when a larger term comes). Same bits for any width, threads
+ * and batch. */
+cky_status cpu_engine_outside_sum(cpu_engine *e, sum_chart *const *ch, int n);
 
 /* log P(sentence): the log of ROOT's post-unary inside score over the whole sentence
  * (-inf if it is 0). */

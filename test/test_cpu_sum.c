@@ -1,7 +1,8 @@
 /* The sum-product inside pass of the cpu engine (parser/cpu_sum.h): log P(sentence) within
  * 1e-4 relative of the double-precision max-rule decoder's (maxrule/) on dev sentences of
- * sample-sm1 and sample-sm3; the same bits for another workspace width, thread count and
- * batch; a 200-word sentence stays finite (scaling), and with CKY_TEST_LONG set agrees with
+ * sample-sm1 and sample-sm3; the outside pass (inside x outside sums to P(sentence) over
+ * each word, and agrees between a cell's two layers); the same bits, inside and outside, for
+ * another workspace width, thread count and batch; a 200-word sentence stays finite (scaling), and with CKY_TEST_LONG set agrees with
  * maxrule's scaled passes (measured 7.1e-9 relative; minutes of double precision); a
  * text-export grammar is refused. */
 #include <criterion/criterion.h>
@@ -76,9 +77,42 @@ Test(cpu_sum, loglik_matches_maxrule_sm3, .timeout = 120)
 static int same_chart(const sum_chart *a, const sum_chart *b)
 {
     size_t cells = chart_ncells(a->n), v = cells * (size_t)a->nsub * sizeof(float);
+    size_t e = cells * sizeof(int);
     return a->n == b->n && !memcmp(a->pre, b->pre, v) && !memcmp(a->post, b->post, v) &&
-           !memcmp(a->epre, b->epre, cells * sizeof(int)) &&
-           !memcmp(a->epost, b->epost, cells * sizeof(int));
+           !memcmp(a->epre, b->epre, e) && !memcmp(a->epost, b->epost, e) &&
+           !memcmp(a->opre, b->opre, v) && !memcmp(a->opost, b->opost, v) &&
+           !memcmp(a->eopre, b->eopre, e) && !memcmp(a->eopost, b->eopost, e);
+}
+
+/* log of sum over substates of layer a x layer b of cell `cell` (with their exponents). */
+static double log_dot(const sum_chart *c, size_t cell, const float *a, const int *ea,
+                      const float *b, const int *eb)
+{
+    double sum = 0;
+    for (int x = 0; x < c->nsub; x++)
+        sum += (double)a[cell * c->nsub + x] * b[cell * c->nsub + x];
+    return log(sum) + (ea[cell] + eb[cell]) * M_LN2;
+}
+
+/* The outside scores are right: over each word, inside x outside of the tags (pre layer)
+ * sums to P(sentence), as over every cell the pre and post layers' inside x outside agree
+ * (the probability of a constituent over the cell), to 1e-4 relative of log P. */
+static void check_outside(const sum_chart *c)
+{
+    double ll = sum_chart_loglik(c);
+    for (int i = 0; i < c->n; i++) {
+        size_t cell = chart_cell(c->n, i, i + 1);
+        double w = log_dot(c, cell, c->pre, c->epre, c->opre, c->eopre);
+        cr_assert_leq(fabs(w - ll), 1e-4 * fabs(ll), "word %d: %.10g, log P %.10g", i, w, ll);
+    }
+    for (int d = 2; d <= c->n; d++)
+        for (int i = 0; i + d <= c->n; i++) {
+            size_t cell = chart_cell(c->n, i, i + d);
+            double a = log_dot(c, cell, c->pre, c->epre, c->opre, c->eopre);
+            double b = log_dot(c, cell, c->post, c->epost, c->opost, c->eopost);
+            cr_assert(a == b || fabs(a - b) <= 1e-4 * fabs(ll), "cell (%d, %d): pre %.10g, "
+                      "post %.10g", i, i + d, a, b);
+        }
 }
 
 Test(cpu_sum, same_bits_for_width_threads_and_batch, .timeout = 120)
@@ -92,11 +126,15 @@ Test(cpu_sum, same_bits_for_width_threads_and_batch, .timeout = 120)
     cr_assert_eq(n, 6);
     sum_chart *a[6], *b[6];
     cr_assert_eq(cpu_engine_inside_sum(wide, s, n, a), CKY_OK, "%s", cky_last_error());
-    for (int k = 0; k < n; k++) /* one sentence per batch */
+    cr_assert_eq(cpu_engine_outside_sum(wide, a, n), CKY_OK, "%s", cky_last_error());
+    for (int k = 0; k < n; k++) { /* one sentence per batch */
         cr_assert_eq(cpu_engine_inside_sum(narrow, &s[k], 1, &b[k]), CKY_OK, "%s",
                      cky_last_error());
+        cr_assert_eq(cpu_engine_outside_sum(narrow, &b[k], 1), CKY_OK, "%s", cky_last_error());
+    }
     for (int k = 0; k < n; k++) {
         cr_assert(isfinite(sum_chart_loglik(a[k])));
+        check_outside(a[k]);
         cr_assert(same_chart(a[k], b[k]), "sentence %d: charts differ", k);
         sum_chart_free(a[k]);
         sum_chart_free(b[k]);
@@ -129,6 +167,8 @@ Test(cpu_sum, long_sentence_scaled, .timeout = 300)
     cr_assert_eq(cpu_engine_inside_sum(e, &one, 1, &c), CKY_OK, "%s", cky_last_error());
     double ll = sum_chart_loglik(c);
     cr_assert(isfinite(ll) && ll < -745, "log likelihood %g", ll); /* e^-745: below double */
+    cr_assert_eq(cpu_engine_outside_sum(e, &c, 1), CKY_OK, "%s", cky_last_error());
+    check_outside(c);
     if (getenv("CKY_TEST_LONG")) { /* maxrule's scaled passes take minutes here */
         maxrule_options opt = {.force_scaled = 0, .scaled_unaries_from_pre = 1};
         double rel = rel_loglik(g, &one, c, &opt);
