@@ -26,7 +26,7 @@ cky_status maxrule_check_grammar(const grammar *g)
     return CKY_OK;
 }
 
-static void chart_release(mr_chart *c)
+void mr_chart_release(mr_chart *c)
 {
     free(c->lex);
     free(c->in);
@@ -47,7 +47,7 @@ static void chart_release(mr_chart *c)
     free(c->acc2);
 }
 
-static cky_status chart_alloc(const grammar *g, int n, mr_chart *c)
+cky_status mr_chart_alloc(const grammar *g, int n, mr_chart *c)
 {
     memset(c, 0, sizeof *c);
     c->g = g;
@@ -74,7 +74,7 @@ static cky_status chart_alloc(const grammar *g, int n, mr_chart *c)
     c->acc2 = calloc((size_t)c->maxsub, sizeof *c->acc2);
     if (!c->lex || !c->in || !c->out || !c->nz || !c->pre || !c->pre_scale || !c->mscore || !c->msplit || !c->mchild || !c->mleft ||
         !c->mright || !c->tmp || !c->acc || !c->acc2) {
-        chart_release(c);
+        mr_chart_release(c);
         return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for a chart of %d words", n);
     }
     return CKY_OK;
@@ -89,7 +89,7 @@ static void fill_lexical(mr_chart *c)
 
 /* setupScaling + initializeChart(scale = true): a zeroed chart, scales MIN_VALUE except the
  * POS tags over one word (0). */
-static cky_status setup_scaling(mr_chart *c)
+cky_status mr_setup_scaling(mr_chart *c)
 {
     size_t cells = chart_ncells(c->n), sym = (size_t)c->nsym;
     c->scaled = 1;
@@ -131,7 +131,7 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
     /* The jar rescales only when P(sentence) is 0; with a subnormal root its unscaled passes
      * lose every digit and find no tree, so a subnormal root counts as an underflow here. */
     if (loglik == -INFINITY || c->in[root] < DBL_MIN) {
-        if ((st = setup_scaling(c)))
+        if ((st = mr_setup_scaling(c)))
             return st;
         mr_inside_scaled(c);
         int scale = c->iscale[mr_cell(c, 0, c->n) * c->nsym];
@@ -142,6 +142,12 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
     if (loglik == -INFINITY)
         return CKY_OK;
     mr_outside(c);
+    return mr_decode_tail(c, words, out);
+}
+
+cky_status mr_decode_tail(mr_chart *c, char *const *words, maxrule_result *out)
+{
+    cky_status st;
     mr_maxc(c);
     double score = c->mscore[mr_cell(c, 0, c->n) * c->nsym];
     if (score == -INFINITY || c->mchild[mr_cell(c, 0, c->n) * c->nsym] < 0)
@@ -165,10 +171,10 @@ cky_status maxrule_parse(const grammar *g, char *const *words, int n,
     if (st)
         return st;
     mr_chart c;
-    if ((st = chart_alloc(g, n, &c)))
+    if ((st = mr_chart_alloc(g, n, &c)))
         return st;
     c.from_pre = opt && opt->scaled_unaries_from_pre;
     st = decode(&c, words, opt, out);
-    chart_release(&c);
+    mr_chart_release(&c);
     return st;
 }
