@@ -226,56 +226,47 @@ static cky_status emit_block(text *t, const codegen_partition *p, codegen_semiri
 static const char *const prelude[] = {[CODEGEN_SEMIRING_MAX_PLUS] = prelude_max_plus,
                                       [CODEGEN_SEMIRING_SUM_PRODUCT] = prelude_sum_product};
 
-/* The GPU entry of a max-plus kernel: blockIdx.y (or the chunk order) picks the code block,
- * and the code blocks of one work item run in parallel, combined by atomic max. */
-static void emit_entry_max_plus(text *t, const char *name, const codegen_kernel *kn,
-                                int blocks_per_sm)
+/* The GPU entry of a kernel. Max-plus: blockIdx.y (or the chunk order) picks the code
+ * block, and the code blocks of one work item run in parallel, combined by atomic max.
+ * Sum-product: one thread runs every code block of its work item, in order (launched with
+ * gridDim.y = 1; chunk is not used), so each parent row is added to by one thread in the
+ * order of the text. */
+static void emit_entry(text *t, const char *name, const codegen_kernel *kn, int blocks_per_sm,
+                       codegen_semiring sr)
 {
+    int max = sr == CODEGEN_SEMIRING_MAX_PLUS;
     text_printf(t,
                 "\n#ifdef __CUDACC__\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
                 "%s(const float *__restrict__ left, const float *__restrict__ right, "
-                "float *__restrict__ parent, int n, int tile, int chunk)\n{\n"
-                "    unsigned x = blockIdx.x, y = blockIdx.y; /* tile group, code block */\n"
-                "    if (chunk > 0) { /* codegen.h: code block by code block over chunks */\n"
-                "        unsigned id = blockIdx.y * gridDim.x + blockIdx.x;\n"
-                "        unsigned c = id / ((unsigned)chunk * gridDim.y), "
-                "r = id %% ((unsigned)chunk * gridDim.y);\n"
-                "        unsigned width = min((unsigned)chunk, gridDim.x - c * chunk);\n"
-                "        y = r / width;\n"
-                "        x = c * chunk + r %% width;\n"
-                "    }\n"
-                "    unsigned t = x * blockDim.x + threadIdx.x; /* work item */\n"
-                "    if (t >= n)\n        return;\n"
-                "    long long o = (long long)(t / %d) * tile + t %% %d; /* codegen.h */\n"
-                "    switch (y) {\n",
-                CODEGEN_THREADS * blocks_per_sm, name, CODEGEN_THREADS, CODEGEN_THREADS);
-    for (int b = 0; b < kn->nblock; b++)
+                "float *__restrict__ parent, int n, int tile, int chunk)\n{\n",
+                CODEGEN_THREADS * blocks_per_sm, name);
+    if (max)
         text_printf(t,
-                    "    case %d: %s_b%d(left + o, right + o, parent + o, %d); break;\n", b,
-                    name, kn->first_block + b, CODEGEN_THREADS);
-    text_printf(t, "    }\n}\n");
-}
-
-/* The GPU entry of a sum-product kernel: one thread runs every code block of its work item,
- * in order (launched with gridDim.y = 1; chunk is not used), so each parent row is added to
- * by one thread in the order of the text. */
-static void emit_entry_sum_product(text *t, const char *name, const codegen_kernel *kn,
-                                   int blocks_per_sm)
-{
+                    "    unsigned x = blockIdx.x, y = blockIdx.y; /* tile group, code block */\n"
+                    "    if (chunk > 0) { /* codegen.h: code block by code block over chunks */\n"
+                    "        unsigned id = blockIdx.y * gridDim.x + blockIdx.x;\n"
+                    "        unsigned c = id / ((unsigned)chunk * gridDim.y), "
+                    "r = id %% ((unsigned)chunk * gridDim.y);\n"
+                    "        unsigned width = min((unsigned)chunk, gridDim.x - c * chunk);\n"
+                    "        y = r / width;\n"
+                    "        x = c * chunk + r %% width;\n"
+                    "    }\n");
     text_printf(t,
-                "\n#ifdef __CUDACC__\n"
-                "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
-                "%s(const float *__restrict__ left, const float *__restrict__ right, "
-                "float *__restrict__ parent, int n, int tile, int chunk)\n{\n"
-                "    unsigned t = blockIdx.x * blockDim.x + threadIdx.x; /* work item */\n"
+                "    unsigned t = %s * blockDim.x + threadIdx.x; /* work item */\n"
                 "    if (t >= n)\n        return;\n"
-                "    long long o = (long long)(t / %d) * tile + t %% %d; /* codegen.h */\n",
-                CODEGEN_THREADS * blocks_per_sm, name, CODEGEN_THREADS, CODEGEN_THREADS);
-    for (int b = 0; b < kn->nblock; b++)
-        text_printf(t, "    %s_b%d(left + o, right + o, parent + o, %d);\n", name,
-                    kn->first_block + b, CODEGEN_THREADS);
-    text_printf(t, "}\n");
+                "    long long o = (long long)(t / %d) * tile + t %% %d; /* codegen.h */\n%s",
+                max ? "x" : "blockIdx.x", CODEGEN_THREADS, CODEGEN_THREADS,
+                max ? "    switch (y) {\n" : "");
+    for (int b = 0; b < kn->nblock; b++) {
+        if (max)
+            text_printf(t, "    case %d: ", b);
+        else
+            text_printf(t, "    ");
+        text_printf(t, "%s_b%d(left + o, right + o, parent + o, %d);%s\n", name,
+                    kn->first_block + b, CODEGEN_THREADS, max ? " break;" : "");
+    }
+    text_printf(t, max ? "    }\n}\n" : "}\n");
 }
 
 cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm,
@@ -319,10 +310,7 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
                 CODEGEN_THREADS * (int)sizeof(float), prelude[sr]);
     for (int b = kn->first_block; b < kn->first_block + kn->nblock && !st; b++)
         st = emit_block(&t, p, sr, name, b, flags, mark);
-    if (sr == CODEGEN_SEMIRING_MAX_PLUS)
-        emit_entry_max_plus(&t, name, kn, blocks_per_sm);
-    else
-        emit_entry_sum_product(&t, name, kn, blocks_per_sm);
+    emit_entry(&t, name, kn, blocks_per_sm, sr);
     text_printf(&t,
                 "#else\n"
                 "void %s(const float *left, const float *right, float *parent, int n, "

@@ -47,6 +47,22 @@ static void add_term(sum_chart *c, size_t cell, const codegen_classes *cls, code
         acc[global[x]] += ldexpf(ws[(size_t)x * width + t], ev - c->eopost[cell]);
 }
 
+/* The chart of item m and its cells (chart numbering) for role LEFT or RIGHT: the parent,
+ * the sibling (whose inside scores the terms carry) and the child they are sent to. */
+typedef struct item_cells {
+    sum_chart *c;
+    size_t parent, sibling, child;
+} item_cells;
+
+static item_cells cells_of(const out_batch *b, const plan *p, int m, codegen_role role)
+{
+    long base = p->cell0[b->sent[m]];
+    const int *sib = role == CODEGEN_ROLE_LEFT ? b->right : b->left;
+    const int *to = role == CODEGEN_ROLE_LEFT ? b->left : b->right;
+    return (item_cells){b->ch[b->sent[m]], (size_t)(b->parent[m] - base),
+                        (size_t)(sib[m] - base), (size_t)(to[m] - base)};
+}
+
 /* One role of the binary step: every item of the segment sends its terms to its left
  * (role LEFT) or right (role RIGHT) child, a workspace at a time, in item order. */
 static cky_status send_role(out_batch *b, const plan *p, int nitem, codegen_family_id f,
@@ -64,11 +80,9 @@ static cky_status send_role(out_batch *b, const plan *p, int nitem, codegen_fami
         int n = nitem - first < e->width ? nitem - first : e->width;
         memset(e->parent, 0, (size_t)cls->n[to] * e->width * sizeof *e->parent);
         for (int t = 0; t < n; t++) {
-            sum_chart *c = b->ch[b->sent[first + t]];
-            long base = p->cell0[b->sent[first + t]];
-            size_t pc = (size_t)(b->parent[first + t] - base);
-            size_t sc = (size_t)((role == CODEGEN_ROLE_LEFT ? b->right : b->left)[first + t] -
-                                 base);
+            item_cells cl = cells_of(b, p, first + t, role);
+            const sum_chart *c = cl.c;
+            size_t pc = cl.parent, sc = cl.sibling;
             const float *po = c->opre + pc * c->nsub, *si = c->post + sc * c->nsub;
             for (int x = 0; x < cls->n[CODEGEN_X]; x++)
                 e->left[(size_t)x * e->width + t] = po[gp[x]];
@@ -79,14 +93,9 @@ static cky_status send_role(out_batch *b, const plan *p, int nitem, codegen_fami
         if (st)
             return st;
         for (int t = 0; t < n; t++) {
-            sum_chart *c = b->ch[b->sent[first + t]];
-            long base = p->cell0[b->sent[first + t]];
-            size_t pc = (size_t)(b->parent[first + t] - base);
-            size_t sc = (size_t)((role == CODEGEN_ROLE_LEFT ? b->right : b->left)[first + t] -
-                                 base);
-            size_t tc = (size_t)((role == CODEGEN_ROLE_LEFT ? b->left : b->right)[first + t] -
-                                 base);
-            add_term(c, tc, cls, to, e->parent, t, e->width, c->eopre[pc] + c->epost[sc]);
+            item_cells cl = cells_of(b, p, first + t, role);
+            add_term(cl.c, cl.child, cls, to, e->parent, t, e->width,
+                     cl.c->eopre[cl.parent] + cl.c->epost[cl.sibling]);
         }
     }
     return CKY_OK;
