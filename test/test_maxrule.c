@@ -4,7 +4,8 @@
  * with the unscaled ones; a sentence whose probability underflows goes through the scaled
  * passes to a finite score and a tree; the sum closure is loaded from .gr files and its
  * absence (text export) is refused with a clear message; the --score layout; the parser's
- * decoder option. */
+ * decoder option; cky parse --engine cpu --decoder maxrule (same output for two workspaces,
+ * the ref engine's trees). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -330,4 +331,41 @@ Test(maxrule, parser_dispatch)
     cr_assert_eq(parser_new(g, &opt, &p), CKY_ERR_UNSUPPORTED);
     cr_assert(strstr(cky_last_error(), ".gr"), "%s", cky_last_error());
     grammar_free(g);
+}
+
+/* The output of `cky parse` (malloc'ed) for the shell command `cmd`. */
+static char *run_output(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t cap = 1 << 16;
+    char *out = malloc(cap);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(pclose(p), 0, "%s: %s", cmd, out);
+    return out;
+}
+
+/* cky parse --engine cpu --decoder maxrule: the same output for two workspace sizes and
+ * thread counts, and the ref engine's trees, on eight dev sentences. */
+Test(maxrule, cli_cpu_engine, .timeout = 120)
+{
+    char cmd[3][1024];
+    const char *opts[3] = {"--engine cpu --workspace 512 --threads 1",
+                           "--engine cpu --workspace 7 --threads 2", "--engine ref"};
+    for (int k = 0; k < 3; k++)
+        snprintf(cmd[k], sizeof cmd[k], "head -30 '%s' | awk 'NF <= 25' | head -8 | "
+                 "CKY_CACHE='%s/test-cache' '%s/cky' parse %s --decoder maxrule -g '%s' | "
+                 "cat", DATA "dev.txt", CKY_BUILD, CKY_BUILD, opts[k],
+                 GRAMMARS "sample-sm1/sample-sm1.gr");
+    char *a = run_output(cmd[0]), *b = run_output(cmd[1]), *r = run_output(cmd[2]);
+    int lines = 0;
+    for (const char *c = a; *c; c++)
+        lines += *c == '\n';
+    cr_assert_eq(lines, 8, "%s", a);
+    cr_assert_str_eq(a, b, "workspace 512 and 7 differ");
+    cr_assert_str_eq(a, r, "cpu and ref trees differ");
+    free(a);
+    free(b);
+    free(r);
 }
