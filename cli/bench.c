@@ -14,6 +14,7 @@
 #include "../util/io.h"
 #include "cli.h"
 #include "guard.h"
+#include "multi.h"
 
 static const char usage_text[] =
     "usage: cky bench -g GRAMMAR -i FILE [--max-length N] [--repeat K] [--workspace N]\n"
@@ -33,6 +34,9 @@ static const char usage_text[] =
     "      --max-length N      only sentences of at most N words (default 40)\n"
     "      --repeat K          timed passes (default 3); the best is reported\n"
     "      --device N          CUDA device (default 0)\n"
+    "      --devices LIST|all  several GPUs at once (0,1 or all), as cky parse --devices:\n"
+    "                          the throughput is of all of them; rule evaluations and\n"
+    "                          stage times are summed over the devices\n"
     "      --workspace N       work items per kernel launch (default 131072)\n"
     "      --json              one JSON object instead of the table; it adds the speed by\n"
     "                          sentence length: each bucket of W lengths (1..W, W+1..2W,\n"
@@ -85,6 +89,33 @@ static int read_sentences(const char *path, int maxlen, sentence **out, int *n, 
     return 0;
 }
 
+/* The statistics of every device of p, summed. */
+static gpu_stats sum_stats(const parser *p)
+{
+    gpu_stats t = *gpu_engine_stats(parser_gpu_at(p, 0));
+    for (int e = 1; e < parser_engine_count(p); e++) {
+        const gpu_stats *x = gpu_engine_stats(parser_gpu_at(p, e));
+        for (int k = 0; k < GPU_NSTAGE; k++)
+            t.seconds[k] += x->seconds[k];
+        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+            t.work_items[f] += x->work_items[f];
+            t.family_evaluations[f] += x->family_evaluations[f];
+        }
+        t.rule_evaluations += x->rule_evaluations;
+        t.sentences += x->sentences;
+        t.sub_batches += x->sub_batches;
+        t.oom_retries += x->oom_retries;
+    }
+    return t;
+}
+
+/* Profiling on or off on every device of p. */
+static void profile_all(parser *p, int on)
+{
+    for (int e = 0; e < parser_engine_count(p); e++)
+        gpu_engine_profile(parser_gpu_at(p, e), on);
+}
+
 /* One pass over all sentences; returns its wall time or -1. */
 static double pass(parser *p, const sentence *s, int n, parse_result *r)
 {
@@ -110,7 +141,7 @@ typedef struct bucket {
 /* Measure every non-empty bucket of `width` lengths up to maxlen into out (room for
  * ceil(maxlen / width)): best of `repeat` passes without profiling, then one profiled pass
  * for the stage times. Leaves profiling on. Returns the number of buckets, or -1. */
-static int measure_buckets(parser *p, gpu_engine *e, const sentence *s, int n,
+static int measure_buckets(parser *p, const sentence *s, int n,
                            parse_result *r, int maxlen, int width, int repeat, bucket *out)
 {
     sentence *sub = malloc((size_t)n * sizeof *sub); /* shallow copies: s owns the words */
@@ -131,7 +162,7 @@ static int measure_buckets(parser *p, gpu_engine *e, const sentence *s, int n,
             }
         if (b->sentences == 0)
             continue;
-        gpu_engine_profile(e, 0);
+        profile_all(p, 0);
         b->seconds = INFINITY;
         for (int k = 0; k < repeat; k++) {
             double t = pass(p, sub, b->sentences, r);
@@ -141,15 +172,15 @@ static int measure_buckets(parser *p, gpu_engine *e, const sentence *s, int n,
             }
             b->seconds = t < b->seconds ? t : b->seconds;
         }
-        gpu_engine_profile(e, 1);
-        gpu_stats before = *gpu_engine_stats(e);
+        profile_all(p, 1);
+        gpu_stats before = sum_stats(p);
         if (pass(p, sub, b->sentences, r) < 0) {
             free(sub);
             return -1;
         }
-        const gpu_stats *after = gpu_engine_stats(e);
+        gpu_stats after = sum_stats(p);
         for (int k = 0; k < GPU_NSTAGE; k++)
-            b->stage[k] = after->seconds[k] - before.seconds[k];
+            b->stage[k] = after.seconds[k] - before.seconds[k];
         nb++;
     }
     free(sub);
@@ -184,7 +215,8 @@ static void print_buckets_json(const bucket *b, int nb, int width)
 
 int cli_bench(int argc, char **argv)
 {
-    enum { OPT_MAXLEN = 256, OPT_REPEAT, OPT_JSON, OPT_DEVICE, OPT_WORKSPACE, OPT_BUCKET };
+    enum { OPT_MAXLEN = 256, OPT_REPEAT, OPT_JSON, OPT_DEVICE, OPT_WORKSPACE, OPT_BUCKET,
+           OPT_DEVICES };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},        {"input", required_argument, 0, 'i'},
         {"max-length", required_argument, 0, OPT_MAXLEN},
@@ -192,9 +224,10 @@ int cli_bench(int argc, char **argv)
         {"workspace", required_argument, 0, OPT_WORKSPACE},
         {"json", no_argument, 0, OPT_JSON},           {"help", no_argument, 0, 'h'},
         {"bucket-width", required_argument, 0, OPT_BUCKET},
+        {"devices", required_argument, 0, OPT_DEVICES},
         {0, 0, 0, 0}};
     const char *gpath = NULL, *input = NULL;
-    int maxlen = 40, repeat = 3, json = 0, width = 10, c;
+    int maxlen = 40, repeat = 3, json = 0, width = 10, c, rc = 0;
     parser_options popt = parser_default_options();
     popt.engine = PARSER_ENGINE_GPU;
     optind = 1;
@@ -220,6 +253,10 @@ int cli_bench(int argc, char **argv)
                 return cli_usage_error("bench", "--workspace takes a number from 1 to %d",
                                        1 << 26);
             break;
+        case OPT_DEVICES:
+            if ((rc = multi_read_devices("bench", optarg, &popt)))
+                return rc;
+            break;
         case OPT_JSON: json = 1; break;
         case OPT_BUCKET:
             if (!cli_int(optarg, 0, 100000, &width))
@@ -236,7 +273,7 @@ int cli_bench(int argc, char **argv)
     if (cli_gpu_env("bench", &popt))
         return 1;
     sentence *s = NULL;
-    int n = 0, rc = 0;
+    int n = 0;
     long words = 0;
     grammar *g = NULL;
     parser *p = NULL;
@@ -263,7 +300,7 @@ int cli_bench(int argc, char **argv)
         goto done;
     }
     double warm = pass(p, s, n, r), best = INFINITY;
-    gpu_stats before = *gpu_engine_stats(e);
+    gpu_stats before = sum_stats(p);
     for (int k = 0; k < repeat && warm >= 0; k++) {
         double t = pass(p, s, n, r);
         if (t < 0) {
@@ -272,16 +309,16 @@ int cli_bench(int argc, char **argv)
         }
         best = t < best ? t : best;
     }
-    gpu_stats after = *gpu_engine_stats(e);
-    gpu_engine_profile(e, 1);
+    gpu_stats after = sum_stats(p);
+    profile_all(p, 1);
     double profiled = warm < 0 ? -1 : pass(p, s, n, r);
-    gpu_stats prof = *gpu_engine_stats(e);
+    gpu_stats prof = sum_stats(p);
     if (json && width > 0 && warm >= 0 && profiled >= 0) {
         if (!(buckets = calloc((size_t)(maxlen / width + 1), sizeof *buckets))) {
             rc = cli_error("bench", "out of memory");
             goto done;
         }
-        if ((nbuckets = measure_buckets(p, e, s, n, r, maxlen, width, repeat, buckets)) < 0) {
+        if ((nbuckets = measure_buckets(p, s, n, r, maxlen, width, repeat, buckets)) < 0) {
             rc = 1;
             goto done;
         }
@@ -291,6 +328,11 @@ int cli_bench(int argc, char **argv)
         rc = warm < 0 || profiled < 0 ? 1 : cli_error("bench", "%s", cky_last_error());
         goto done;
     }
+    peak *= parser_engine_count(p); /* the peak of all the devices (one measured) */
+    char device[1024] = "";
+    for (int k = 0; k < parser_engine_count(p); k++)
+        snprintf(device + strlen(device), sizeof device - strlen(device), "%s%s", k ? "; " : "",
+                 gpu_engine_device(parser_gpu_at(p, k)));
     double evals = (after.rule_evaluations - before.rule_evaluations) / repeat;
     double stage[GPU_NSTAGE];
     for (int k = 0; k < GPU_NSTAGE; k++)
@@ -305,7 +347,7 @@ int cli_bench(int argc, char **argv)
                "\"rule_evaluations_per_second\": %.6g, \"peak_per_second\": %.6g, "
                "\"fraction_of_peak\": %.4f, \"xx_rule_evaluations_per_second\": %.6g, "
                "\"xx_fraction_of_peak\": %.4f, \"workspace\": %d, \"stage_seconds\": {",
-               gpath, input, gpu_engine_device(e), n, words, maxlen, setup, warm, best,
+               gpath, input, device, n, words, maxlen, setup, warm, best,
                n / best, words / best, evals, evals / best, peak, evals / best / peak, xx_rate,
                xx_rate / peak, gpu_engine_width(e));
         for (int k = 0; k < GPU_NSTAGE; k++)
@@ -321,7 +363,7 @@ int cli_bench(int argc, char **argv)
                "rule evals   %.4g per pass, %.4g /s = %.1f%% of the add+max peak %.4g /s\n"
                "XX kernels   %.4g /s = %.1f%% of peak\n"
                "stages (profiled pass, %.3f s; device stages by CUDA events):\n",
-               gpath, input, n, maxlen, words, gpu_engine_device(e), gpu_engine_width(e), setup,
+               gpath, input, n, maxlen, words, device, gpu_engine_width(e), setup,
                warm, repeat, best,
                n / best, words / best, evals, evals / best, 100 * evals / best / peak, peak,
                xx_rate, 100 * xx_rate / peak, profiled);

@@ -11,6 +11,7 @@ int cli_eval(int argc, char **argv);    /* cky eval    (cli/eval.c) */
 int cli_lexicon(int argc, char **argv); /* cky lexicon (cli/lexicon.c) */
 int cli_compile(int argc, char **argv); /* cky compile (cli/compile.c) */
 int cli_bench(int argc, char **argv);   /* cky bench   (cli/bench.c) */
+int cli_merge(int argc, char **argv);   /* cky merge   (cli/merge.c) */
 
 /* Print "cky SUBCOMMAND: MESSAGE" to stderr; returns 1 for convenience. */
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

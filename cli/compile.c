@@ -29,8 +29,9 @@ static void compile_usage(FILE *f)
         "  --dump-cu DIR          write every kernel's source to DIR/NAME.cu\n"
         "  --semiring SR          max-plus (Viterbi, the default) or sum-product (max-rule's\n"
         "                         inside and outside scores): the same partition either way\n"
-        "  --cache DIR            cache folder (default $CKY_CACHE, else ~/.cache/cky);\n"
-        "                         'off' (or CKY_CACHE=off) compiles without a cache\n"
+        "  --cache DIR            cache folder (default $CKY_CACHE, else ~/.cache/cky),\n"
+        "                         the grammar's image too; 'off' (or CKY_CACHE=off)\n"
+        "                         compiles without a cache\n"
         "  --threads N            parallel compilations (default: number of cores)\n"
         "  --family FAM[,FAM..]   compile only these families (the others are partitioned\n"
         "                         and reported without registers)\n"
@@ -283,7 +284,7 @@ int cli_compile(int argc, char **argv)
     rc = guard_check_paths("compile", gpath, NULL, 0, NULL, 0);
     if (rc)
         return rc;
-    if (grammar_load(gpath, &g))
+    if (grammar_load_cached(gpath, o.cache_dir, &g))
         return cli_error("compile", "%s", cky_last_error());
     codegen_program *prog = NULL;
     if (codegen_compile(g, &o, &prog)) {

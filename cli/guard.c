@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../codegen/codegen.h"
+#include "../util/cachedir.h"
 #include "../util/io.h"
 #include "../util/output.h"
 #include "cli.h"
@@ -89,11 +89,11 @@ int guard_check_paths(const char *cmd, const char *gram, const char *const *inpu
 void guard_cache(const char *cmd)
 {
     char *dir = NULL;
-    if (codegen_cache_dir(NULL, &dir) || !dir) {
+    if (cachedir_resolve(NULL, &dir) || !dir) {
         free(dir);
         return;
     }
-    if (codegen_cache_prepare(dir)) {
+    if (cachedir_prepare(dir)) {
         fprintf(stderr, "cky %s: warning: %s; compiling the kernels in memory, without a cache "
                 "(CKY_CACHE=off says so and silences this)\n", cmd, cky_last_error());
         setenv("CKY_CACHE", "off", 1);

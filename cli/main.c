@@ -17,6 +17,7 @@ static const struct command {
     {"lexicon", cli_lexicon, "print the lexical score of every tag substate for input tokens"},
     {"compile", cli_compile, "compile a grammar's kernels into the cache and report the partition"},
     {"bench", cli_bench, "measure parsing speed on the GPU against its add+max peak"},
+    {"merge", cli_merge, "put the outputs of cky parse --shard K/N back in input order"},
     {NULL, NULL, NULL},
 };
 

@@ -15,8 +15,9 @@
 #include "../util/output.h"
 #include "cli.h"
 #include "guard.h"
+#include "multi.h"
 
-#define BATCH 8192 /* most sentences handed to the engine at once (gpu engine) */
+#define BATCH 8192 /* most sentences handed to one engine at once (gpu engine) */
 
 static const char usage_text[] =
     "usage: cky parse -g GRAMMAR [-i FILE] [-o FILE] [OPTIONS]\n"
@@ -60,6 +61,16 @@ static const char usage_text[] =
     "                          used); ref: the exact double-precision reference (Berkeley's\n"
     "                          arithmetic; needs no compiler)\n"
     "      --device N          CUDA device of the gpu engine (default 0; gpu engine only)\n"
+    "      --devices LIST|all  several GPUs at once (0,1 or all): one gpu engine per device,\n"
+    "                          each on its own thread, fed batches from one queue; the same\n"
+    "                          output as one GPU. A device that fails is named on stderr and\n"
+    "                          the others parse its sentences (exit status 0). A device named\n"
+    "                          twice (0,0) runs two engines, overlapping their host work\n"
+    "      --engines N         N cpu (or ref) engines at once, as --devices does for GPUs,\n"
+    "                          sharing --threads\n"
+    "      --shard K/N         parse only input lines (or trees) K, K+N, K+2N, ... (1 <= K <=\n"
+    "                          N); messages name the real input line. N runs, one per shard,\n"
+    "                          cover the input; `cky merge` puts their outputs back in order\n"
     "      --workspace N       work items per kernel launch (default: gpu 131072, cpu 512;\n"
     "                          not the ref engine); changes speed and memory, never results\n"
     "      --backtrace MODE    exact: the true argmax with cky's tie-break (default);\n"
@@ -94,13 +105,16 @@ typedef struct options {
     int ntreebanks;
     int score, eval, tokenize;
     int engine_set, device_set, workspace_set, threads_set; /* given on the command line */
+    int devices_set, engines_set;
+    int shard_k, shard_n; /* --shard K/N (shard_n 0: every line) */
     parser_options popt;
 } options;
 
 static int read_options(int argc, char **argv, options *o)
 {
     enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
-           OPT_GOLD, OPT_EVAL, OPT_DEVICE, OPT_WORKSPACE, OPT_TOKENIZE, OPT_DECODER };
+           OPT_GOLD, OPT_EVAL, OPT_DEVICE, OPT_WORKSPACE, OPT_TOKENIZE, OPT_DECODER,
+           OPT_DEVICES, OPT_ENGINES, OPT_SHARD, OPT_FAIL };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},   {"input", required_argument, 0, 'i'},
         {"output", required_argument, 0, 'o'},    {"score", no_argument, 0, OPT_SCORE},
@@ -115,6 +129,10 @@ static int read_options(int argc, char **argv, options *o)
         {"gold-out", required_argument, 0, OPT_GOLD},
         {"eval", no_argument, 0, OPT_EVAL},       {"help", no_argument, 0, 'h'},
         {"tokenize", no_argument, 0, OPT_TOKENIZE},
+        {"devices", required_argument, 0, OPT_DEVICES},
+        {"engines", required_argument, 0, OPT_ENGINES},
+        {"shard", required_argument, 0, OPT_SHARD},
+        {"fail-engine", required_argument, 0, OPT_FAIL}, /* test hook, not in the help */
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->popt = parser_default_options();
@@ -122,7 +140,7 @@ static int read_options(int argc, char **argv, options *o)
     o->treebanks = calloc((size_t)argc, sizeof *o->treebanks);
     if (!o->treebanks)
         return cli_error("parse", "out of memory");
-    int c;
+    int c, rc;
     optind = 1;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":g:i:o:h", longs, NULL)) != -1) {
@@ -161,6 +179,25 @@ static int read_options(int argc, char **argv, options *o)
             if (!cli_int(optarg, 0, 1024, &o->popt.device))
                 return cli_usage_error("parse", "--device takes a device number (0, 1, ...)");
             break;
+        case OPT_DEVICES:
+            o->devices_set = 1;
+            if ((rc = multi_read_devices("parse", optarg, &o->popt)))
+                return rc;
+            break;
+        case OPT_ENGINES:
+            o->engines_set = 1;
+            if (!cli_int(optarg, 1, PARSER_MAX_ENGINES, &o->popt.engines))
+                return cli_usage_error("parse", "--engines takes a number from 1 to %d",
+                                       PARSER_MAX_ENGINES);
+            break;
+        case OPT_SHARD:
+            if ((rc = multi_read_shard("parse", optarg, &o->shard_k, &o->shard_n)))
+                return rc;
+            break;
+        case OPT_FAIL:
+            if ((rc = multi_read_fail("parse", optarg, &o->popt)))
+                return rc;
+            break;
         case OPT_WORKSPACE:
             o->workspace_set = 1;
             if (!cli_int(optarg, 1, 1 << 26, &o->popt.workspace))
@@ -194,6 +231,8 @@ static int read_options(int argc, char **argv, options *o)
         return cli_usage_error("parse", "unexpected argument '%s'", argv[optind]);
     if (!o->grammar)
         return cli_usage_error("parse", "no grammar given (-g GRAMMAR)");
+    if (o->device_set && o->devices_set)
+        return cli_usage_error("parse", "give --device or --devices, not both");
     if (o->ntreebanks && o->input)
         return cli_usage_error("parse", "give either --input or --treebank, not both");
     if (o->ntreebanks && o->tokenize)
@@ -209,7 +248,12 @@ static int read_options(int argc, char **argv, options *o)
         o->popt.engine = parser_default_engine();
         if (o->popt.engine == PARSER_ENGINE_CPU)
             fprintf(stderr, "cky parse: no usable GPU: parsing with the CPU engine\n");
+        if (o->popt.engine == PARSER_ENGINE_CPU && o->devices_set)
+            o->popt.engines = 0; /* --devices is ignored (a warning follows) */
     }
+    if (o->popt.fail_engine && o->popt.fail_engine > o->popt.engines)
+        return cli_usage_error("parse", "--fail-engine %d: there are %d engines (--devices, "
+                               "--engines)", o->popt.fail_engine, o->popt.engines);
     if (o->popt.engine == PARSER_ENGINE_GPU && cli_gpu_env("parse", &o->popt))
         return 1;
     return 0;
@@ -240,12 +284,30 @@ static void progress_add(progress *pr, int n)
 
 /* The sentences of one batch, where they came from, and their results. */
 typedef struct batch {
-    sentence s[BATCH];
-    long line[BATCH];           /* input line (or tree) number, for messages */
-    tree *gold[BATCH];          /* --treebank: the normalized gold tree */
-    parse_result r[BATCH];
+    sentence *s;
+    long *line;                 /* input line (or tree) number, for messages */
+    tree **gold;                /* --treebank: the normalized gold tree */
+    parse_result *r;
     int n;
 } batch;
+
+/* Room for `cap` sentences in b (zeroed); 0 when out of memory. */
+static int batch_alloc(batch *b, int cap)
+{
+    b->s = calloc((size_t)cap, sizeof *b->s);
+    b->line = calloc((size_t)cap, sizeof *b->line);
+    b->gold = calloc((size_t)cap, sizeof *b->gold);
+    b->r = calloc((size_t)cap, sizeof *b->r);
+    return b->s && b->line && b->gold && b->r;
+}
+
+static void batch_release(batch *b)
+{
+    free(b->s);
+    free(b->line);
+    free(b->gold);
+    free(b->r);
+}
 
 /* Print x with the fewest digits that read back (strtod) as the same double. */
 static void print_score(FILE *f, double x)
@@ -291,6 +353,8 @@ typedef struct run {
     tree **gold_all, **test_all; /* --eval: every tree, in order */
     long nall, capall;
     long internal;               /* sentences that hit an internal error */
+    long item;                   /* input lines (or trees) read, for --shard */
+    int failures_reported;       /* retired engines named on stderr */
     int write_failed;            /* a write error: stop */
 } run;
 
@@ -327,6 +391,7 @@ static int flush_batch(run *rn, batch *b)
             b->r[k].error = strdup(why);
         }
     }
+    multi_report_failures("parse", rn->p, &rn->o->popt, &rn->failures_reported);
     for (int k = 0; k < b->n; k++) {
         parse_result *r = &b->r[k];
         if (r->outcome != PARSE_OK)
@@ -406,17 +471,19 @@ static int parse_lines(run *rn, batch *b, const char *path)
     size_t len;
     cky_status st;
     while (!guard_interrupted() && !(st = io_lines_next(in, &line, &len)) && line) {
-        guard_text("parse", rn->src, io_lines_number(in), line, len);
-        char *tokens = NULL;
-        int ntokens;
-        if (rn->o->tokenize && (st = tokenize_line(line, len, &tokens, &ntokens)))
-            break;
-        st = sentence_from_line(tokens ? tokens : line, tokens ? strlen(tokens) : len,
-                                &b->s[b->n]);
-        free(tokens);
-        if (st)
-            break;
-        b->line[b->n++] = io_lines_number(in);
+        if (multi_in_shard(++rn->item, rn->o->shard_k, rn->o->shard_n)) {
+            guard_text("parse", rn->src, io_lines_number(in), line, len);
+            char *tokens = NULL;
+            int ntokens;
+            if (rn->o->tokenize && (st = tokenize_line(line, len, &tokens, &ntokens)))
+                break;
+            st = sentence_from_line(tokens ? tokens : line, tokens ? strlen(tokens) : len,
+                                    &b->s[b->n]);
+            free(tokens);
+            if (st)
+                break;
+            b->line[b->n++] = io_lines_number(in);
+        }
         if ((b->n == rn->batch || !io_lines_pending(in)) && flush_batch(rn, b))
             break;
     }
@@ -434,6 +501,10 @@ static int parse_treebank(run *rn, batch *b, const char *path)
     cky_status st;
     while (!guard_interrupted() && !(st = tree_reader_next(rd, &t)) && t) {
         long line = tree_reader_line(rd);
+        if (!multi_in_shard(++rn->item, rn->o->shard_k, rn->o->shard_n)) {
+            tree_free(t);
+            continue;
+        }
         char **words = NULL;
         int n = 0;
         if (tree_normalize(&t) || (t && tree_words(t, &words, &n)) ||
@@ -461,6 +532,10 @@ static int check_engine_options(const options *o)
                                          : o->popt.engine == PARSER_ENGINE_CPU ? "cpu" : "ref";
     if (o->device_set && o->popt.engine != PARSER_ENGINE_GPU)
         unused = "--device";
+    else if (o->devices_set && o->popt.engine != PARSER_ENGINE_GPU)
+        unused = "--devices";
+    else if (o->engines_set && o->popt.engine == PARSER_ENGINE_GPU)
+        unused = "--engines (the gpu engine takes --devices)";
     else if (o->workspace_set && o->popt.engine == PARSER_ENGINE_REF)
         unused = "--workspace";
     else if (o->threads_set && o->popt.engine == PARSER_ENGINE_GPU)
@@ -532,8 +607,14 @@ int cli_parse(int argc, char **argv)
      * when no more input has arrived (parse_lines) */
     rn.batch = o.popt.engine == PARSER_ENGINE_GPU ? BATCH
                : o.popt.engine == PARSER_ENGINE_CPU ? 256 : 64;
+    rn.batch *= o.popt.engines > 1 ? o.popt.engines : 1; /* one BATCH per engine */
     grammar *g = NULL;
     batch *b = calloc(1, sizeof *b);
+    if (b && !batch_alloc(b, rn.batch)) {
+        batch_release(b);
+        free(b);
+        b = NULL;
+    }
     guard_signals_block(); /* engine threads started now never take SIGINT or SIGTERM */
     if (o.popt.engine != PARSER_ENGINE_REF)
         guard_cache("parse");
@@ -581,6 +662,8 @@ done:
     free(rn.test_all);
     parser_free(rn.p);
     grammar_free(g);
+    if (b)
+        batch_release(b);
     free(b);
     free(o.treebanks);
     return rc;

@@ -148,7 +148,7 @@ cky_status codegen_cache_put_cubin(const char *dir, uint64_t key, const unsigned
     } else {
         memcpy(buf, &h, sizeof h);
         memcpy(buf + sizeof h, cubin, size);
-        st = codegen_write_atomic(path, buf, sizeof h + size);
+        st = cachedir_write_atomic(path, buf, sizeof h + size);
     }
     free(buf);
     free(path);
@@ -323,9 +323,14 @@ cky_status codegen_cache_put_partition(const char *dir, uint64_t key, const code
         for (size_t i = 0, at = sizeof h; i < 3; at += sizes[i], i++)
             if (sizes[i])
                 memcpy(buf + at, arrays[i], sizes[i]);
-        st = codegen_write_atomic(path, buf, total);
+        st = cachedir_write_atomic(path, buf, total);
     }
     free(buf);
     free(path);
     return st;
+}
+
+cky_status codegen_cache_dir(const codegen_options *o, char **dir)
+{
+    return cachedir_resolve(o ? o->cache_dir : NULL, dir);
 }

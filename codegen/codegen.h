@@ -278,13 +278,8 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o,
                            codegen_program **out);
 void codegen_program_free(codegen_program *p);
 
-/* Cache directory the options resolve to: o->cache_dir, else $CKY_CACHE, else
- * $XDG_CACHE_HOME/cky, else ~/.cache/cky; NULL when it is "off" (any case). Malloc'ed. */
+/* Cache directory the options resolve to: o->cache_dir, else as cachedir_resolve
+ * (util/cachedir.h) says. Malloc'ed; NULL when the cache is off. */
 cky_status codegen_cache_dir(const codegen_options *o, char **dir);
-
-/* Make the cache folder `dir` ready: created, writable (a file can be made there), the
- * leftovers of interrupted runs removed. Fails with a message naming the folder and the
- * reason; codegen_compile then compiles without a cache. */
-cky_status codegen_cache_prepare(const char *dir);
 
 #endif

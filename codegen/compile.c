@@ -69,7 +69,7 @@ static cky_status job_dump(const char *dir, const char *name, const char *src)
     if (!path)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     snprintf(path, n, "%s/%s.cu", dir, name);
-    cky_status st = codegen_write_atomic(path, src, strlen(src));
+    cky_status st = cachedir_write_atomic(path, src, strlen(src));
     free(path);
     return st;
 }
@@ -336,12 +336,12 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     char *cache = NULL;
     double t0 = 0;
     cky_status st = codegen_cache_dir(o, &cache);
-    if (!st && cache && codegen_cache_prepare(cache)) { /* unusable: compile in memory */
+    if (!st && cache && cachedir_prepare(cache)) { /* unusable: compile in memory */
         free(cache);
         cache = NULL;
     }
     if (!st && o->dump_dir)
-        st = codegen_mkdirs(o->dump_dir);
+        st = cachedir_mkdirs(o->dump_dir);
     if (st)
         goto done;
     pl.cache = cache;

@@ -103,7 +103,7 @@ static cky_status host_cc_failed(int rc, int err, const char *log)
 /* Compile `src` into a shared object, returned as bytes, in a temporary folder in `dir`. */
 static cky_status host_build(const char *dir, const char *src, unsigned char **elf, size_t *n)
 {
-    char *tmp = codegen_temp_template(dir, "");
+    char *tmp = cachedir_temp_template(dir, "");
     if (!tmp)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     if (!mkdtemp(tmp)) {
@@ -122,7 +122,7 @@ static cky_status host_build(const char *dir, const char *src, unsigned char **e
     snprintf(csrc, len, "%s/k.c", tmp);
     snprintf(so, len, "%s/k.so", tmp);
     snprintf(log, len, "%s/k.log", tmp);
-    if ((st = codegen_write_atomic(csrc, src, strlen(src))))
+    if ((st = cachedir_write_atomic(csrc, src, strlen(src))))
         goto done;
     int err = 0, rc = host_run_cc(csrc, so, log, &err);
     st = rc ? host_cc_failed(rc, err, log) : io_read_raw(so, elf, n);
@@ -148,7 +148,7 @@ done:
 static void *host_dlopen_bytes(const char *dir, const unsigned char *elf, size_t n,
                                const char **why)
 {
-    char *path = codegen_temp_template(dir, ".so");
+    char *path = cachedir_temp_template(dir, ".so");
     int fd = path ? mkstemps(path, 3) : -1;
     *why = path ? strerror(errno) : "out of memory";
     if (fd < 0) {
@@ -235,7 +235,7 @@ cky_status codegen_host_load(const char *dir, uint64_t key, const char *src, con
                          codegen_hash(CODEGEN_FNV_INIT, elf, n)};
         memcpy(entry, &h, sizeof h);
         memcpy(entry + sizeof h, elf, n);
-        codegen_write_atomic(path, entry, sizeof h + n);
+        cachedir_write_atomic(path, entry, sizeof h + n);
     }
     free(entry);
     free(path);

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 
+#include "../util/cachedir.h"
 #include "codegen.h"
 
 /* FNV-1a 64 over `len` bytes, continuing from `h` (start with CODEGEN_FNV_INIT). */
@@ -36,15 +37,7 @@ cky_status codegen_cache_put_partition(const char *dir, uint64_t key,
  * misses and compilations without a cache): lets tests see that a warm start skipped it. */
 long codegen_partition_builds(void);
 
-/* Write `len` bytes to `path` atomically (a temp file in the same folder, then rename). */
-cky_status codegen_write_atomic(const char *path, const void *data, size_t len);
 
-/* Make `dir` and its parents. */
-cky_status codegen_mkdirs(const char *dir);
-
-/* Malloc'ed mkstemp/mkdtemp template DIR/tmp-PID-HOST~XXXXXX then `suffix`: the name of
- * every temporary in the cache, which codegen_cache_prepare removes once its writer is gone. */
-char *codegen_temp_template(const char *dir, const char *suffix);
 
 /* "nvrtc MAJOR.MINOR" of the linked NVRTC, for cache keys. */
 void codegen_nvrtc_version(char *buf, size_t size);

@@ -1,4 +1,5 @@
 /* grammar: the grammar object, its builder (shared by both loaders) and format detection. */
+#include "image.h"
 #include "internal.h"
 
 #include <math.h>
@@ -163,8 +164,9 @@ void grammar_sum_free(grammar_sum_closure *sum)
     free(sum);
 }
 
-/* Prune a binary rule's full linear table to its non-zero rows, in log space and (prob) as
- * pruned linear probabilities. */
+/* Prune a binary rule's full linear table to its non-zero rows, in log space and, for a
+ * grammar with the sum unary closure (the only one max-rule decodes), as pruned linear
+ * probabilities (prob; NULL otherwise, which saves half the memory of the rule tables). */
 static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
 {
     int nl = b->nsub[r->left], nr = b->nsub[r->right], np = b->nsub[r->parent];
@@ -179,8 +181,8 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
     r->row_l = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
     r->row_r = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
     double *score = malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double));
-    double *prob = malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double));
-    if (!r->row_l || !r->row_r || !score || !prob) {
+    double *prob = b->sum ? malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double)) : NULL;
+    if (!r->row_l || !r->row_r || !score || (b->sum && !prob)) {
         free(score);
         free(prob);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -198,7 +200,8 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
         for (int p = 0; p < np; p++) {
             int kept = row[p] >= GRAMMAR_BINARY_PRUNE;
             score[(size_t)k * np + p] = kept ? grammar_log(row[p]) : -INFINITY;
-            prob[(size_t)k * np + p] = kept ? row[p] : 0.0;
+            if (prob)
+                prob[(size_t)k * np + p] = kept ? row[p] : 0.0;
         }
         k++;
     }
@@ -318,16 +321,18 @@ void grammar_free(grammar *g)
 {
     if (!g)
         return;
-    for (int i = 0; i < g->nsym; i++)
+    for (int i = 0; g->name && i < g->nsym; i++)
         free(g->name[i]);
-    for (int i = 0; i < g->nbinary; i++) {
-        free(g->binary[i].row_l);
-        free(g->binary[i].row_r);
-        free(g->binary[i].score);
-        free(g->binary[i].prob);
+    for (int i = 0; g->binary && i < g->nbinary; i++) {
+        void *own[4] = {g->binary[i].row_l, g->binary[i].row_r, g->binary[i].score,
+                        g->binary[i].prob};
+        for (int k = 0; k < 4; k++)
+            if (!grammar_image_owns(g, own[k]))
+                free(own[k]);
     }
-    for (int i = 0; i < g->nunary; i++)
-        free(g->unary[i].score);
+    for (int i = 0; g->unary && i < g->nunary; i++)
+        if (!grammar_image_owns(g, g->unary[i].score))
+            free(g->unary[i].score);
     grammar_sum_free(g->sum);
     if (g->lexicon)
         g->lexicon->free(g->lexicon);
@@ -340,6 +345,7 @@ void grammar_free(grammar *g)
     free(g->unary);
     free(g->unary_first);
     free(g->source);
+    grammar_image_release(g);
     free(g);
 }
 
@@ -394,34 +400,41 @@ static int is_java_serialized(const char *path)
     return n == 2 && magic[0] == 0xAC && magic[1] == 0xED;
 }
 
+const char *const grammar_text_suffix[GRAMMAR_NTEXT_SUFFIX] = {
+    ".grammar", ".grammar.gz", ".lexicon", ".lexicon.gz", ".words", ".words.gz"};
+
 static int ends_with(const char *s, const char *suffix)
 {
     size_t n = strlen(s), m = strlen(suffix);
     return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
-cky_status grammar_load(const char *spec, grammar **out)
+char *grammar_text_prefix(const char *spec)
 {
-    if (io_file_exists(spec)) {
-        if (is_java_serialized(spec))
-            return grammar_load_native(spec, out);
-        static const char *const text_suffix[] = {".grammar", ".grammar.gz", ".lexicon",
-                                                  ".lexicon.gz", ".words", ".words.gz"};
-        for (size_t i = 0; i < sizeof text_suffix / sizeof *text_suffix; i++) {
-            if (ends_with(spec, text_suffix[i])) {
-                char *prefix = strdup(spec);
-                if (!prefix)
-                    return cky_fail(CKY_ERR_NOMEM, "out of memory");
-                prefix[strlen(spec) - strlen(text_suffix[i])] = '\0';
-                cky_status st = grammar_load_text(prefix, out);
-                free(prefix);
-                return st;
-            }
+    char *prefix = strdup(spec);
+    for (int i = 0; prefix && i < GRAMMAR_NTEXT_SUFFIX; i++)
+        if (ends_with(spec, grammar_text_suffix[i])) {
+            prefix[strlen(spec) - strlen(grammar_text_suffix[i])] = '\0';
+            break;
         }
-        return cky_fail(CKY_ERR_FORMAT,
-                        "%s: not a Berkeley grammar (neither a .gr file nor a text export "
-                        "PREFIX.grammar/.lexicon/.words)",
-                        spec);
-    }
-    return grammar_load_text(spec, out);
+    return prefix;
+}
+
+cky_status grammar_load_source(const char *spec, grammar **out)
+{
+    if (!io_file_exists(spec))
+        return grammar_load_text(spec, out);
+    if (is_java_serialized(spec))
+        return grammar_load_native(spec, out);
+    char *prefix = grammar_text_prefix(spec);
+    if (!prefix)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    cky_status st = strcmp(prefix, spec)
+                        ? grammar_load_text(prefix, out)
+                        : cky_fail(CKY_ERR_FORMAT,
+                                   "%s: not a Berkeley grammar (neither a .gr file nor a text "
+                                   "export PREFIX.grammar/.lexicon/.words)",
+                                   spec);
+    free(prefix);
+    return st;
 }

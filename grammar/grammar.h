@@ -15,6 +15,8 @@
 #ifndef CKY_GRAMMAR_H
 #define CKY_GRAMMAR_H
 
+#include <stddef.h>
+
 #include "../util/status.h"
 
 /* Binary rules P -> L R between three symbols, kept as the rows (l, r) that have at least
@@ -25,7 +27,8 @@ typedef struct grammar_binary {
     int nrow;
     int *row_l, *row_r;
     double *score;
-    double *prob; /* the same rows as LINEAR probabilities (pruned ones 0), for max-rule */
+    double *prob; /* the same rows as LINEAR probabilities (pruned ones 0), for max-rule;
+                     NULL unless the grammar has the sum closure (grammar.sum) */
 } grammar_binary;
 
 /* Closed Viterbi unary rules P -> C (P != C; identity rules are not stored):
@@ -77,12 +80,29 @@ typedef struct grammar {
 
     grammar_lexicon *lexicon;
     char *source;           /* the path or prefix it was loaded from */
+
+    /* Loaded from a binary image (grammar/image.h): the rule tables point into image_data
+     * (image_size bytes), mapped and owned by the grammar when `image` is set. */
+    void *image;
+    const void *image_data;
+    size_t image_size;
 } grammar;
 
 /* Load a grammar. `spec` is a native .gr file, or the prefix of a text export (PREFIX.grammar
  * [.gz], PREFIX.lexicon[.gz], PREFIX.words[.gz]); a path to one of the text files also works.
- * The format is recognised from the file contents. Errors name the file and the problem. */
+ * The format is recognised from the file contents. Errors name the file and the problem.
+ * Through the kernel cache (cachedir_resolve, util/cachedir.h: $CKY_CACHE, else ~/.cache/cky; "off": never):
+ * a binary image of the loaded grammar, keyed by the identity of its source files and of the
+ * loader (grammar/image_cache.c), is mapped instead of parsed when it is there and valid, and
+ * written after a parse otherwise (for sources of 64 KB or more). The grammar is the same
+ * either way. */
 cky_status grammar_load(const char *spec, grammar **out);
+
+/* Load and parse the source files, never through the cache (as grammar_load otherwise). */
+cky_status grammar_load_source(const char *spec, grammar **out);
+
+/* grammar_load with the cache folder `cache_dir` (NULL: as grammar_load; "off": none). */
+cky_status grammar_load_cached(const char *spec, const char *cache_dir, grammar **out);
 
 /* Load the text export with prefix `prefix` (see grammar_load). */
 cky_status grammar_load_text(const char *prefix, grammar **out);

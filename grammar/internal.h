@@ -13,8 +13,13 @@
 
 #define GRAMMAR_BINARY_PRUNE 1e-10 /* CoarseToFineMaxRuleParser: removeUnlikelyRules(1e-10) */
 
+struct img_out;
+
 /* The lexicon: a score function behind a small vtable. */
 struct grammar_lexicon {
+    int kind; /* IMG_LEXICON_* (grammar/image.h) */
+    /* append the lexicon to a grammar image (grammar/image.h); restored by kind */
+    void (*save)(const grammar_lexicon *lex, struct img_out *w);
     /* out[nsub_total] as grammar_score_word documents; phrasal entries are preset to -inf */
     cky_status (*score)(const grammar_lexicon *lex, const grammar *g, const char *word, int loc,
                         double *out);
@@ -74,6 +79,12 @@ int name_table_count(const name_table *t);
 /* Grow *arr (of *cap elements of size `size`, doubling from 64) to hold n + 1 elements:
  * 1, or 0 when out of memory (*arr is then unchanged). */
 int grammar_grow(void **arr, int *cap, int n, size_t size);
+
+/* The file name endings of a text export, and the prefix of `spec` without the one it ends
+ * with (a malloc'ed copy of spec if none; NULL when out of memory). */
+#define GRAMMAR_NTEXT_SUFFIX 6
+extern const char *const grammar_text_suffix[GRAMMAR_NTEXT_SUFFIX];
+char *grammar_text_prefix(const char *spec);
 
 /* Java's Math.log agrees with glibc log on every value tested (spec §0); 0 -> -inf. */
 double grammar_log(double x);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image.h"
 #include "internal.h"
 #include "signature.h"
 
@@ -239,13 +240,14 @@ static void index_entries(lexicon_berkeley *lb, int which)
 
 static cky_status lexicon_score(const grammar_lexicon *lex, const grammar *g, const char *word,
                                 int loc, double *out);
+static void lexicon_berkeley_save(const grammar_lexicon *lex, img_out *w);
 
 cky_status lexicon_berkeley_finish(lexicon_berkeley *lb, grammar_lexicon **out)
 {
     index_entries(lb, SEEN);
     index_entries(lb, UNSEEN);
-    lb->base.score = lexicon_score;
-    lb->base.free = lexicon_free_base;
+    lb->base = (grammar_lexicon){IMG_LEXICON_BERKELEY, lexicon_berkeley_save, lexicon_score,
+                                 lexicon_free_base};
     *out = &lb->base;
     return CKY_OK;
 }
@@ -434,4 +436,98 @@ cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int
     for (int i = 0; i < g->nsub_total; i++)
         out[i] = 0.0;
     return score_pos_tags((const lexicon_berkeley *)g->lexicon, g, word, loc, pruned, out);
+}
+
+/* ---- images (grammar/image.h) ---- */
+
+static void lexicon_berkeley_save(const grammar_lexicon *lex, img_out *w)
+{
+    const lexicon_berkeley *lb = (const lexicon_berkeley *)lex;
+    img_put_i64(w, lb->nsym);
+    img_put(w, lb->nsub, (size_t)lb->nsym * sizeof *lb->nsub);
+    img_put(w, &lb->p, sizeof lb->p);
+    for (int t = 0; t < lb->nsym; t++) {
+        double *const arr[3] = {lb->tag_count[t], lb->unseen_tag_count[t], lb->diff[t]};
+        size_t n[3] = {(size_t)lb->nsub[t], (size_t)lb->nsub[t],
+                       (size_t)lb->nsub[t] * lb->nsub[t]};
+        for (int k = 0; k < 3; k++) {
+            img_put_i64(w, arr[k] != NULL);
+            if (arr[k])
+                img_put(w, arr[k], n[k] * sizeof(double));
+        }
+    }
+    name_table_save(lb->names, w);
+    int64_t head[4] = {lb->nwords, (int64_t)lb->nentry[SEEN], (int64_t)lb->nentry[UNSEEN],
+                       (int64_t)lb->npool};
+    img_put(w, head, sizeof head);
+    img_put(w, lb->words, (size_t)lb->nwords * sizeof *lb->words);
+    for (int k = 0; k < 2; k++)
+        img_put(w, lb->entry[k], lb->nentry[k] * sizeof *lb->entry[k]);
+    img_put(w, lb->pool, lb->npool * sizeof *lb->pool);
+}
+
+/* Every index of a restored lexicon inside its arrays. */
+static int lexicon_berkeley_valid(const lexicon_berkeley *lb, const grammar *g)
+{
+    if (lb->nsym != g->nsym || name_table_count(lb->names) != lb->nwords)
+        return 0;
+    for (int t = 0; t < lb->nsym; t++)
+        if (lb->nsub[t] != g->nsub[t])
+            return 0;
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < lb->nentry[k]; i++) {
+            const lex_entry *e = &lb->entry[k][i];
+            if (e->word < 0 || e->word >= lb->nwords || e->tag < 0 || e->tag >= lb->nsym ||
+                e->off > lb->npool || (size_t)lb->nsub[e->tag] > lb->npool - e->off)
+                return 0;
+        }
+        for (int w = 0; w < lb->nwords; w++)
+            if (lb->words[w].first[k] > lb->nentry[k] ||
+                lb->words[w].n[k] > lb->nentry[k] - lb->words[w].first[k])
+                return 0;
+    }
+    return 1;
+}
+
+cky_status lexicon_berkeley_restore(img_in *in, const grammar *g, grammar_lexicon **out)
+{
+    int nomem = 0;
+    int nsym = (int)img_get_i64(in, 0, 1 << 20);
+    const int *nsub = img_get(in, (size_t)nsym * sizeof *nsub);
+    const lexicon_berkeley_params *p = img_get(in, sizeof *p);
+    lexicon_berkeley *lb = NULL;
+    for (int t = 0; nsub && t < nsym; t++)
+        if (nsub[t] < 1 || nsub[t] > 4096)
+            in->bad = 1;
+    if (!in->bad && !(lb = lexicon_berkeley_new(nsym, nsub, p)))
+        nomem = 1;
+    for (int t = 0; lb && t < nsym && !in->bad; t++) {
+        double **arr[3] = {&lb->tag_count[t], &lb->unseen_tag_count[t], &lb->diff[t]};
+        size_t n[3] = {(size_t)nsub[t], (size_t)nsub[t], (size_t)nsub[t] * nsub[t]};
+        for (int k = 0; k < 3; k++)
+            if (img_get_i64(in, 0, 1))
+                *arr[k] = img_get_copy(in, n[k] * sizeof(double), &nomem);
+    }
+    if (lb && !in->bad) {
+        name_table_free(lb->names);
+        lb->names = name_table_restore(in, &nomem);
+        lb->nwords = lb->cap_words = (int)img_get_i64(in, 0, 1 << 30);
+        for (int k = 0; k < 2; k++)
+            lb->nentry[k] = lb->cap_entry[k] = (size_t)img_get_i64(in, 0, (int64_t)1 << 40);
+        lb->npool = lb->cap_pool = (size_t)img_get_i64(in, 0, (int64_t)1 << 40);
+        lb->words = img_get_copy(in, (size_t)lb->nwords * sizeof *lb->words, &nomem);
+        for (int k = 0; k < 2; k++)
+            lb->entry[k] = img_get_copy(in, lb->nentry[k] * sizeof *lb->entry[k], &nomem);
+        lb->pool = img_get_copy(in, lb->npool * sizeof *lb->pool, &nomem);
+    }
+    if (!lb || in->bad || nomem || !lb->names || !lexicon_berkeley_valid(lb, g)) {
+        lexicon_berkeley_free(lb);
+        if (nomem)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        return cky_fail(CKY_ERR_FORMAT, "grammar image: bad Berkeley lexicon");
+    }
+    lb->base = (grammar_lexicon){IMG_LEXICON_BERKELEY, lexicon_berkeley_save, lexicon_score,
+                                 lexicon_free_base};
+    *out = &lb->base;
+    return CKY_OK;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../util/io.h"
+#include "image.h"
 #include "internal.h"
 #include "signature.h"
 
@@ -62,6 +63,8 @@ struct lexicon_text {
     int *tag_symbol; /* [tags] grammar symbol, set by lexicon_text_bind_symbols */
     int cap_tags;
 };
+
+static void lexicon_text_save(const grammar_lexicon *base, img_out *w);
 
 static void lexicon_text_free(grammar_lexicon *base)
 {
@@ -307,8 +310,8 @@ cky_status lexicon_text_read(const char *lexicon_path, const char *words_path,
         lexicon_text_free((grammar_lexicon *)lex);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
-    lex->base.score = lexicon_text_score;
-    lex->base.free = lexicon_text_free;
+    lex->base = (grammar_lexicon){IMG_LEXICON_TEXT, lexicon_text_save, lexicon_text_score,
+                                  lexicon_text_free};
     cky_status st;
     if ((st = lexicon_read_lines(lex, lexicon_path)) ||
         (st = lexicon_read_words(lex, words_path)) || (st = lexicon_group(lex, lexicon_path))) {
@@ -341,3 +344,81 @@ cky_status lexicon_text_bind_symbols(lexicon_text *lex, const int *symbol)
 }
 
 grammar_lexicon *lexicon_text_base(lexicon_text *lex) { return &lex->base; }
+
+/* ---- images (grammar/image.h) ---- */
+
+static void lexicon_text_save(const grammar_lexicon *base, img_out *w)
+{
+    const lexicon_text *lex = (const lexicon_text *)base;
+    int nw = name_table_count(lex->words), nt = name_table_count(lex->tags);
+    name_table_save(lex->words, w);
+    name_table_save(lex->tags, w);
+    int64_t head[2] = {lex->nentry, (int64_t)lex->nlogv};
+    img_put(w, head, sizeof head);
+    img_put(w, lex->known, (size_t)nw);
+    img_put(w, lex->first, ((size_t)nw + 1) * sizeof *lex->first);
+    img_put(w, lex->entry, (size_t)lex->nentry * sizeof *lex->entry);
+    img_put(w, lex->logv, lex->nlogv * sizeof *lex->logv);
+    img_put(w, lex->tag_nsub, (size_t)nt * sizeof *lex->tag_nsub);
+    img_put(w, lex->tag_line, (size_t)nt * sizeof *lex->tag_line);
+    img_put(w, lex->tag_symbol, (size_t)nt * sizeof *lex->tag_symbol);
+}
+
+/* Every index of a restored lexicon inside its arrays and the grammar's substates. */
+static int lexicon_text_valid(const lexicon_text *lex, const grammar *g)
+{
+    int nw = name_table_count(lex->words), nt = name_table_count(lex->tags);
+    for (int t = 0; t < nt; t++) {
+        int s = lex->tag_symbol[t];
+        if (s < 0 || s >= g->nsym || g->nsub[s] != lex->tag_nsub[t])
+            return 0;
+    }
+    if (lex->first[0] != 0 || lex->first[nw] != lex->nentry)
+        return 0;
+    for (int w = 0; w < nw; w++)
+        if (lex->first[w] > lex->first[w + 1])
+            return 0;
+    for (int k = 0; k < lex->nentry; k++) {
+        const lex_entry *e = &lex->entry[k];
+        if (e->word < 0 || e->word >= nw || e->tag < 0 || e->tag >= nt ||
+            e->off > lex->nlogv || (size_t)lex->tag_nsub[e->tag] > lex->nlogv - e->off)
+            return 0;
+    }
+    return 1;
+}
+
+cky_status lexicon_text_restore(img_in *in, const grammar *g, grammar_lexicon **out)
+{
+    lexicon_text *lex = calloc(1, sizeof *lex);
+    int nomem = !lex;
+    if (lex) {
+        lex->base = (grammar_lexicon){IMG_LEXICON_TEXT, lexicon_text_save, lexicon_text_score,
+                                      lexicon_text_free};
+        lex->words = name_table_restore(in, &nomem);
+        lex->tags = name_table_restore(in, &nomem);
+    }
+    if (lex && lex->words && lex->tags) {
+        size_t nw = (size_t)name_table_count(lex->words);
+        size_t nt = (size_t)name_table_count(lex->tags);
+        lex->nentry = lex->cap_entry = (int)img_get_i64(in, 0, 1 << 30);
+        lex->nlogv = lex->cap_logv = (size_t)img_get_i64(in, 0, (int64_t)1 << 40);
+        lex->known = img_get_copy(in, nw, &nomem);
+        lex->first = img_get_copy(in, (nw + 1) * sizeof *lex->first, &nomem);
+        lex->entry = img_get_copy(in, (size_t)lex->nentry * sizeof *lex->entry, &nomem);
+        lex->logv = img_get_copy(in, lex->nlogv * sizeof *lex->logv, &nomem);
+        lex->tag_nsub = img_get_copy(in, nt * sizeof *lex->tag_nsub, &nomem);
+        lex->tag_line = img_get_copy(in, nt * sizeof *lex->tag_line, &nomem);
+        lex->tag_symbol = img_get_copy(in, nt * sizeof *lex->tag_symbol, &nomem);
+        lex->cap_tags = (int)nt;
+    }
+    int ok = lex && !in->bad && !nomem && lexicon_text_valid(lex, g);
+    if (!ok) {
+        if (lex)
+            lexicon_text_free(&lex->base);
+        if (nomem)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        return cky_fail(CKY_ERR_FORMAT, "grammar image: bad text lexicon");
+    }
+    *out = &lex->base;
+    return CKY_OK;
+}

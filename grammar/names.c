@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image.h"
 #include "internal.h"
 
 struct name_table {
@@ -107,3 +108,44 @@ cky_status name_table_intern(name_table *t, const char *s, size_t len, int *id, 
 const char *name_table_str(const name_table *t, int id) { return t->chars + t->start[id]; }
 
 int name_table_count(const name_table *t) { return t->count; }
+
+/* ---- images (grammar/image.h) ---- */
+
+void name_table_save(const name_table *t, img_out *w)
+{
+    int64_t head[3] = {t->count, (int64_t)t->nchars, (int64_t)t->nslot};
+    img_put(w, head, sizeof head);
+    img_put(w, t->chars, t->nchars);
+    img_put(w, t->start, (size_t)t->count * sizeof *t->start);
+    img_put(w, t->slot, t->nslot * sizeof *t->slot);
+}
+
+name_table *name_table_restore(img_in *in, int *nomem)
+{
+    name_table *t = calloc(1, sizeof *t);
+    if (!t) {
+        *nomem = 1;
+        return NULL;
+    }
+    t->count = t->cap_start = (int)img_get_i64(in, 0, 1 << 30);
+    t->nchars = t->cap_chars = (size_t)img_get_i64(in, 0, (int64_t)1 << 40);
+    t->nslot = (size_t)img_get_i64(in, 0, (int64_t)1 << 32);
+    t->chars = img_get_copy(in, t->nchars, nomem);
+    t->start = img_get_copy(in, (size_t)t->count * sizeof *t->start, nomem);
+    t->slot = img_get_copy(in, t->nslot * sizeof *t->slot, nomem);
+    int ok = !in->bad && t->chars && t->start && t->slot && (t->nslot & (t->nslot - 1)) == 0 &&
+             (t->nslot > (size_t)t->count || (t->nslot == 0 && t->count == 0)) &&
+             (t->nchars == 0 || t->chars[t->nchars - 1] == '\0');
+    for (int i = 0; ok && i < t->count; i++) /* each string NUL-terminated inside chars */
+        ok = t->start[i] < t->nchars && (i == 0 ? t->start[i] == 0
+                                                 : t->chars[t->start[i] - 1] == '\0');
+    for (size_t i = 0; ok && i < t->nslot; i++)
+        ok = t->slot[i] >= 0 && t->slot[i] <= t->count;
+    if (!ok) {
+        if (!*nomem)
+            in->bad = 1;
+        name_table_free(t);
+        return NULL;
+    }
+    return t;
+}

@@ -54,8 +54,10 @@ cky_status maxrule_decode_engine(const grammar *g, char *const *words, int n,
         fill_layer(&c, s->in, s->ein, c.in, c.iscale);
         fill_layer(&c, s->out, s->eout, c.out, c.oscale);
     }
-    if (!st)
+    if (!st) {
+        mr_maxc(&c);
         st = mr_decode_tail(&c, words, out);
+    }
     mr_chart_release(&c);
     return st;
 }

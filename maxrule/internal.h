@@ -97,9 +97,9 @@ void mr_chart_release(mr_chart *c);
  * in place, scales MIN_VALUE except the POS tags over one word (0). */
 cky_status mr_setup_scaling(mr_chart *c);
 
-/* Max-c scores, then the tree and its score into out (inside and outside scores in place;
- * out->tree stays NULL when there is none). */
-cky_status mr_decode_tail(mr_chart *c, char *const *words, maxrule_result *out);
+/* The tree of the max-c arrays (mr_maxc done) and its score into out (out->tree stays NULL
+ * when there is none: the jar's childless ROOT). */
+cky_status mr_decode_tail(const mr_chart *c, char *const *words, maxrule_result *out);
 
 /* Inside scores (unscaled); the lexical layer must be in place. */
 void mr_inside(mr_chart *c);

@@ -72,8 +72,8 @@ cky_status mr_chart_alloc(const grammar *g, int n, mr_chart *c)
     c->tmp = calloc(sub > sym ? sub : sym, sizeof *c->tmp);
     c->acc = calloc((size_t)c->maxsub, sizeof *c->acc);
     c->acc2 = calloc((size_t)c->maxsub, sizeof *c->acc2);
-    if (!c->lex || !c->in || !c->out || !c->nz || !c->pre || !c->pre_scale || !c->mscore || !c->msplit || !c->mchild || !c->mleft ||
-        !c->mright || !c->tmp || !c->acc || !c->acc2) {
+    if (!c->lex || !c->in || !c->out || !c->nz || !c->pre || !c->pre_scale || !c->mscore ||
+        !c->msplit || !c->mchild || !c->mleft || !c->mright || !c->tmp || !c->acc || !c->acc2) {
         mr_chart_release(c);
         return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for a chart of %d words", n);
     }
@@ -113,6 +113,27 @@ cky_status mr_setup_scaling(mr_chart *c)
     return CKY_OK;
 }
 
+/* The scaled inside pass over a fresh chart; log P(sentence). */
+static cky_status inside_scaled(mr_chart *c, double *loglik)
+{
+    cky_status st = mr_setup_scaling(c);
+    if (st)
+        return st;
+    mr_inside_scaled(c);
+    size_t top = mr_cell(c, 0, c->n);
+    int scale = c->iscale[top * c->nsym];
+    *loglik = log(c->in[top * c->nsub + c->g->sub_offset[0]]) +
+              (double)(int)(unsigned)(100u * (unsigned)scale); /* Java's int product */
+    return CKY_OK;
+}
+
+/* 1 if the max-c arrays hold a tree (else the jar's childless ROOT: no tree). */
+static int has_tree(const mr_chart *c)
+{
+    size_t top = mr_cell(c, 0, c->n) * c->nsym;
+    return c->mscore[top] != -INFINITY && c->mchild[top] >= 0;
+}
+
 static cky_status decode(mr_chart *c, char *const *words, const maxrule_options *opt,
                          maxrule_result *out)
 {
@@ -121,41 +142,44 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
     for (int i = 0; i < c->n; i++)
         if ((st = lexicon_berkeley_score_linear(g, words[i], i, 1, c->lex + (size_t)i * c->nsub)))
             return st;
-    size_t root = mr_cell(c, 0, c->n) * (size_t)c->nsub + (size_t)g->sub_offset[0];
-    double loglik = -INFINITY;
+    double loglik = -INFINITY, root = 0;
     if (!(opt && opt->force_scaled)) {
         fill_lexical(c);
         mr_inside(c);
-        loglik = log(c->in[root]);
+        root = mr_in(c, 0, c->n)[g->sub_offset[0]];
+        loglik = log(root);
     }
-    /* The jar rescales only when P(sentence) is 0; with a subnormal root its unscaled passes
-     * lose every digit and find no tree, so a subnormal root counts as an underflow here. */
-    if (loglik == -INFINITY || c->in[root] < DBL_MIN) {
-        if ((st = mr_setup_scaling(c)))
+    if (loglik == -INFINITY && (st = inside_scaled(c, &loglik)))
+        return st;
+    if (loglik == -INFINITY) {
+        out->loglik = loglik;
+        return CKY_OK;
+    }
+    mr_outside(c);
+    mr_maxc(c);
+    /* One deliberate difference from the jar: with a subnormal P(sentence) the unscaled
+     * passes can lose every digit of the posteriors and find no tree (the jar prints (()));
+     * then the scaled passes run. */
+    if (!has_tree(c) && !c->scaled && root < DBL_MIN) {
+        if ((st = inside_scaled(c, &loglik)))
             return st;
-        mr_inside_scaled(c);
-        int scale = c->iscale[mr_cell(c, 0, c->n) * c->nsym];
-        loglik = log(c->in[root]) + (double)(int)(unsigned)(100u * (unsigned)scale);
+        mr_outside(c);
+        mr_maxc(c);
     }
     out->loglik = loglik;
     out->scaled = c->scaled;
-    if (loglik == -INFINITY)
-        return CKY_OK;
-    mr_outside(c);
     return mr_decode_tail(c, words, out);
 }
 
-cky_status mr_decode_tail(mr_chart *c, char *const *words, maxrule_result *out)
+cky_status mr_decode_tail(const mr_chart *c, char *const *words, maxrule_result *out)
 {
-    cky_status st;
-    mr_maxc(c);
-    double score = c->mscore[mr_cell(c, 0, c->n) * c->nsym];
-    if (score == -INFINITY || c->mchild[mr_cell(c, 0, c->n) * c->nsym] < 0)
-        return CKY_OK; /* the jar's childless ROOT: no tree */
+    if (!has_tree(c))
+        return CKY_OK;
     tree *t;
-    if ((st = mr_extract(c, words, &t)))
+    cky_status st = mr_extract(c, words, &t);
+    if (st)
         return st;
-    out->score = score;
+    out->score = c->mscore[mr_cell(c, 0, c->n) * c->nsym];
     out->tree = viterbi_unannotate(t);
     return CKY_OK;
 }

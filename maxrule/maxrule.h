@@ -7,8 +7,9 @@
  *  2. if the sentence probability underflows to 0, the same again with the jar's scaling
  *     (ScalingTools: an integer exponent of base e^100 per cell and symbol, and the jar's
  *     order of rescaling, quirks included: see maxrule_options). One deliberate difference:
- *     a subnormal (not only a zero) sentence probability also takes the scaled passes; the
- *     jar runs its unscaled passes on it, loses every digit and prints no tree;
+ *     when P(sentence) is subnormal, the unscaled passes (which the jar runs then) can lose
+ *     every digit of the posteriors and find no tree, where the jar prints (()); cky then
+ *     runs the scaled passes;
  *  3. outside scores (unscaled or scaled, as the inside pass was);
  *  4. max-c scores (doConstrainedMaxCScores): a CKY over unsplit symbols where each anchored
  *     rule scores the log of its posterior, sum over substates of

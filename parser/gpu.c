@@ -256,8 +256,17 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     return st;
 }
 
+cky_status gpu_engine_use(const gpu_engine *e)
+{
+    GPU_CHECK(cudaSetDevice(e->dev->info.id));
+    return CKY_OK;
+}
+
 cky_status gpu_engine_parse(gpu_engine *e, const sentence *s, int n, const gpu_decoder *dec)
 {
+    cky_status use = gpu_engine_use(e); /* a pool parses on threads of its own */
+    if (use)
+        return use;
     for (int k = 0; k < n; k++)
         if (s[k].n < 1)
             return cky_fail(CKY_ERR_ARG, "gpu engine: sentence %d has no words", k + 1);

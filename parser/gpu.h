@@ -42,6 +42,10 @@ cky_status gpu_engine_new(const grammar *g, const gpu_dev_options *o, gpu_engine
 /* The engine's device (one now). */
 gpu_dev *gpu_engine_dev(gpu_engine *e);
 
+/* Make the engine's device current for the calling thread (gpu_engine_parse does; the
+ * engine's owner does before freeing it on another thread than the one that made it). */
+cky_status gpu_engine_use(const gpu_engine *e);
+
 /* Describe the device in one line ("NVIDIA H200 (device 0, sm_90, 132 SMs, 139.8 GiB)"). */
 const char *gpu_engine_device(const gpu_engine *e);
 

@@ -1,6 +1,7 @@
 /* gpu_dev: one GPU of the GPU engine (see gpu_dev.h). */
 #include "gpu_dev.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,19 +116,62 @@ static cky_status upload(void **dst, const void *src, size_t bytes)
     return CKY_OK;
 }
 
-/* Compile and load the kernels, upload the tables, make the workspaces and the stream. */
+/* The grammar's kernels, compiled (on a warm start: read from the cache) on a host thread of
+ * their own while the main thread creates the device's context: the two take a few tenths
+ * of a second each at start-up and need nothing of each other. */
+typedef struct compile_task {
+    const grammar *g;
+    const char *cache_dir;
+    char arch[16];
+    codegen_program *prog;
+    cky_status st;
+    char error[1024]; /* the thread's cky_last_error() on failure */
+} compile_task;
+
+static void *compile_main(void *arg)
+{
+    compile_task *t = arg;
+    codegen_options o;
+    codegen_options_default(&o);
+    o.arch = t->arch;
+    o.cache_dir = t->cache_dir;
+    if ((t->st = codegen_compile(t->g, &o, &t->prog)))
+        snprintf(t->error, sizeof t->error, "%s", cky_last_error());
+    return NULL;
+}
+
+/* Open device `id` (its context) and compile the kernels for it, in parallel when the
+ * device's architecture can be read before its context exists; d->prog is set on success. */
+static cky_status dev_open_compile(gpu_dev *d, int id)
+{
+    compile_task t = {.g = d->g, .cache_dir = d->cache_dir};
+    int major = 0, minor = 0, started = 0;
+    pthread_t thread;
+    if (id >= 0 && id < gpu_count() &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) == cudaSuccess) {
+        snprintf(t.arch, sizeof t.arch, "sm_%d%d", major, minor);
+        started = pthread_create(&thread, NULL, compile_main, &t) == 0;
+    }
+    cudaGetLastError(); /* a failed attribute query is gpu_open's to report */
+    cky_status st = gpu_open(id, &d->info);
+    if (started) {
+        pthread_join(thread, NULL);
+    } else if (!st) {
+        snprintf(t.arch, sizeof t.arch, "sm_%d%d", d->info.cc_major, d->info.cc_minor);
+        compile_main(&t);
+    }
+    d->prog = t.prog;
+    if (!st && t.st)
+        st = cky_fail(t.st, "%s", t.error);
+    return st;
+}
+
+/* Load the compiled kernels, upload the tables, make the workspaces and the stream. */
 static cky_status dev_load(gpu_dev *d)
 {
     const grammar *g = d->g;
-    codegen_options o;
-    codegen_options_default(&o);
-    char arch[16];
-    snprintf(arch, sizeof arch, "sm_%d%d", d->info.cc_major, d->info.cc_minor);
-    o.arch = arch;
-    o.cache_dir = d->cache_dir;
-    cky_status st = codegen_compile(g, &o, &d->prog);
-    if (st)
-        return st;
+    cky_status st;
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         int nk = d->prog->part[f].nkernel;
         if (!(d->kernel[f] = calloc((size_t)nk + 1, sizeof **d->kernel)))
@@ -175,7 +219,7 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     d->width = o->width > 0 ? o->width : DEFAULT_WIDTH;
     d->block_tiles = o->block_tiles > 0 ? o->block_tiles : DEFAULT_BLOCK_TILES;
     d->cache_dir = o->cache_dir;
-    cky_status st = gpu_open(o->device, &d->info);
+    cky_status st = dev_open_compile(d, o->device);
     if (!st) {
         d->chunk = o->chunk >= 0 ? o->chunk : d->info.sm_count;
         snprintf(d->desc, sizeof d->desc, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB)",

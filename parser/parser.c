@@ -1,4 +1,5 @@
-/* parser: engine dispatch, CPU threads over sentences, and the decoder's steps. */
+/* parser: engine dispatch, CPU threads over sentences, the decoder's steps, and a pool of
+ * engines (parser/pool.h) when more than one is asked for. */
 #include "parser.h"
 
 #include <math.h>
@@ -13,6 +14,7 @@
 #include "decode.h"
 #include "gpu.h"
 #include "gpu_viterbi.h"
+#include "pool.h"
 #include "ref.h"
 
 struct parser {
@@ -22,6 +24,9 @@ struct parser {
     gpu_engine *gpu; /* engine gpu */
     gpu_viterbi *gpu_viterbi; /* the Viterbi decoder on its device */
     const decode_def *decoder;
+    parser **sub; /* a pool's engines, each a parser of one engine */
+    int nsub;
+    pool *pool;
 };
 
 parser_options parser_default_options(void)
@@ -29,7 +34,8 @@ parser_options parser_default_options(void)
     return (parser_options){.engine = PARSER_ENGINE_REF, .backtrace = VITERBI_EXACT,
                             .threads = 0, .max_length = 200, .device = 0, .workspace = 0,
                             .block_tiles = 0, .chunk = -1, .decoder = PARSER_DECODER_VITERBI,
-                            .cache_dir = NULL};
+                            .cache_dir = NULL, .engines = 0, .pool_chunk = 0,
+                            .fail_engine = 0, .fail_after = 0};
 }
 
 parser_engine parser_default_engine(void)
@@ -37,7 +43,99 @@ parser_engine parser_default_engine(void)
     return gpu_count() > 0 ? PARSER_ENGINE_GPU : PARSER_ENGINE_CPU;
 }
 
-struct gpu_engine *parser_gpu(const parser *p) { return p->gpu; }
+struct gpu_engine *parser_gpu(const parser *p) { return p->pool ? p->sub[0]->gpu : p->gpu; }
+
+int parser_engine_count(const parser *p) { return p->pool ? p->nsub : 1; }
+
+struct gpu_engine *parser_gpu_at(const parser *p, int k)
+{
+    return p->pool ? p->sub[k]->gpu : p->gpu;
+}
+
+int parser_failures(const parser *p, const parser_failure **out)
+{
+    *out = NULL;
+    return p->pool ? pool_failures(p->pool, out) : 0;
+}
+
+static cky_status pool_engine_parse(void *engine, const sentence *s, int n, parse_result *out)
+{
+    return parser_parse(engine, s, n, out);
+}
+
+/* The making of a pool's engines: engine k is a parser of one engine, on devices[k]. */
+typedef struct making {
+    parser *p;
+    int next;                     /* next engine to make, under lock */
+    cky_status *st;               /* each engine's status */
+    char (*why)[256];             /* and its message (cky_fail's is per thread) */
+    pthread_mutex_t lock;
+} making;
+
+static void make_engine(making *mk, int k)
+{
+    const parser_options *opt = &mk->p->opt;
+    parser_options so = *opt;
+    so.engines = so.fail_engine = 0;
+    so.device = opt->devices[k];
+    so.threads = opt->threads / opt->engines > 0 ? opt->threads / opt->engines : 1;
+    mk->st[k] = parser_new(mk->p->g, &so, &mk->p->sub[k]);
+    if (mk->st[k] && opt->engine == PARSER_ENGINE_GPU)
+        snprintf(mk->why[k], sizeof mk->why[k], "device %d: %s", so.device, cky_last_error());
+    else if (mk->st[k])
+        snprintf(mk->why[k], sizeof mk->why[k], "%s", cky_last_error());
+}
+
+static void *make_worker(void *arg)
+{
+    making *mk = arg;
+    for (;;) {
+        pthread_mutex_lock(&mk->lock);
+        int k = mk->next++;
+        pthread_mutex_unlock(&mk->lock);
+        if (k >= mk->p->nsub)
+            return NULL;
+        make_engine(mk, k);
+    }
+}
+
+/* The engines of a pool, one parser each: the first alone (it compiles the kernels into the
+ * cache), then the others at once, each on a thread of its own (they load the kernels from
+ * the cache; a GPU's start-up overlaps the others'); then the pool over them. */
+static cky_status pool_start(parser *p)
+{
+    const parser_options *opt = &p->opt;
+    if (opt->engines > PARSER_MAX_ENGINES)
+        return cky_fail(CKY_ERR_ARG, "at most %d engines at once (got %d)", PARSER_MAX_ENGINES,
+                        opt->engines);
+    if (opt->fail_engine < 0 || opt->fail_engine > opt->engines || opt->fail_after < 0)
+        return cky_fail(CKY_ERR_ARG, "no engine %d of %d to fail", opt->fail_engine,
+                        opt->engines);
+    int n = opt->engines;
+    p->sub = calloc((size_t)n, sizeof *p->sub);
+    making mk = {p, 1, calloc((size_t)n, sizeof *mk.st), calloc((size_t)n, sizeof *mk.why),
+                 PTHREAD_MUTEX_INITIALIZER};
+    cky_status st = CKY_OK;
+    if (!p->sub || !mk.st || !mk.why) {
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+    } else {
+        p->nsub = n; /* parser_free frees what was made */
+        make_engine(&mk, 0);
+        if (!mk.st[0] && n > 1)
+            workers_run(n - 1, make_worker, &mk);
+        for (int k = 0; k < n && !st; k++) /* the first failure (engine 0's stops all) */
+            if (mk.st[k])
+                st = cky_fail(mk.st[k], "%s", mk.why[k]);
+    }
+    free(mk.st);
+    free(mk.why);
+    pthread_mutex_destroy(&mk.lock);
+    if (!st)
+        st = pool_new((void *const *)p->sub, n, pool_engine_parse, &p->pool);
+    if (!st && opt->fail_engine)
+        pool_inject_failure(p->pool, opt->fail_engine - 1, opt->fail_after);
+    return st;
+}
 
 cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
 {
@@ -70,7 +168,9 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         p->opt.threads = cores > 0 ? (int)cores : 1;
     }
     cky_status st = CKY_OK;
-    if (opt->engine == PARSER_ENGINE_CPU) {
+    if (opt->engines > 1 || opt->fail_engine) { /* the test hook needs the pool */
+        st = pool_start(p);
+    } else if (opt->engine == PARSER_ENGINE_CPU) {
         cpu_engine_options co = {p->opt.threads, opt->workspace, opt->cache_dir};
         st = cpu_engine_new(g, &co, &p->cpu);
     } else if (opt->engine == PARSER_ENGINE_GPU) {
@@ -92,6 +192,12 @@ void parser_free(parser *p)
 {
     if (!p)
         return;
+    pool_free(p->pool);
+    for (int k = 0; k < p->nsub; k++)
+        parser_free(p->sub[k]);
+    free(p->sub);
+    if (p->gpu)
+        gpu_engine_use(p->gpu); /* its device, whichever thread made it */
     cpu_engine_free(p->cpu);
     gpu_viterbi_free(p->gpu_viterbi);
     gpu_engine_free(p->gpu);
@@ -245,6 +351,9 @@ static cky_status parse_gpu(parser *p, const sentence *s, int n, parse_result *o
 
 cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
 {
+    if (p->pool)
+        return pool_parse(p->pool, s, n, out, p->opt.pool_chunk,
+                          p->opt.engine == PARSER_ENGINE_GPU ? 1 : 4);
     int todo = 0;
     for (int k = 0; k < n; k++) {
         memset(&out[k], 0, sizeof out[k]);

@@ -19,6 +19,8 @@ typedef enum parser_engine { PARSER_ENGINE_REF, PARSER_ENGINE_CPU, PARSER_ENGINE
  * anchored rules' posteriors (max-rule, maxrule/maxrule.h; engine ref, native .gr only). */
 typedef enum parser_decoder { PARSER_DECODER_VITERBI, PARSER_DECODER_MAXRULE } parser_decoder;
 
+#define PARSER_MAX_ENGINES 64 /* the most engines of a pool (--devices) */
+
 typedef struct parser_options {
     parser_engine engine;
     viterbi_mode backtrace;
@@ -33,7 +35,25 @@ typedef struct parser_options {
     parser_decoder decoder;
     const char *cache_dir; /* kernel cache of the cpu and gpu engines (NULL: $CKY_CACHE, else
                               ~/.cache/cky; "off": none) */
+    int engines;     /* engines at once (parser/pool.h), each on its own thread, fed chunks of
+                        a batch from one queue (0 or 1: one engine, no pool). gpu: one per
+                        device devices[0..engines); cpu and ref: that many engines of the kind
+                        (standing in for devices), sharing `threads` */
+    int devices[PARSER_MAX_ENGINES]; /* gpu with engines > 1: the CUDA devices */
+    int pool_chunk;  /* sentences per queue item of the pool (0: the batch cut by estimated
+                        work, words cubed, into one item per engine for gpu, the fewest
+                        launches, and four per engine for cpu and ref) */
+    int fail_engine; /* test hook: 0 none; k: engine k-1 of the pool fails, as a device error
+                        would, on its chunk after its first fail_after chunks (with engines
+                        1, a pool of one engine: nothing is left to parse after it) */
+    int fail_after;
 } parser_options;
+
+/* An engine of a pool that failed and was retired (its chunk went to the others). */
+typedef struct parser_failure {
+    int engine;        /* index in the pool (the gpu engine: of devices[]) */
+    const char *error; /* what went wrong (NULL if even that could not be kept) */
+} parser_failure;
 
 /* Defaults: engine ref, exact back-trace, one thread per core, max length 200, device 0,
  * the engines' workspace width and grid settings, the Viterbi decoder. */
@@ -74,8 +94,18 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out);
 /* Release what a result holds. */
 void parse_result_clear(parse_result *r);
 
-/* The gpu engine of a parser (NULL for the other engines), for statistics. */
+/* The gpu engine of a parser (NULL for the other engines; the first of a pool), for
+ * statistics. */
 struct gpu_engine *parser_gpu(const parser *p);
+
+/* The number of engines of a parser (1 without a pool) and the gpu engine of engine k (NULL
+ * for the other engines). */
+int parser_engine_count(const parser *p);
+struct gpu_engine *parser_gpu_at(const parser *p, int k);
+
+/* The engines of the pool retired so far (in the order they failed; none without a pool):
+ * *out points at them until the next parser_parse or parser_free. Returns their number. */
+int parser_failures(const parser *p, const parser_failure **out);
 
 void parser_free(parser *p);
 

@@ -1,7 +1,8 @@
 /* The kernel cache can do no harm (issue 14 item 4, issue 19): a truncated or altered host
  * object or cubin is compiled again, never loaded; leftovers of interrupted compiles are
  * removed; concurrent runs share one cache; an unusable cache folder means compiling in
- * memory with one warning; XDG_CACHE_HOME; a missing C compiler says what to do. Trees are compared with those of an intact cache. */
+ * memory with one warning; XDG_CACHE_HOME; a missing C compiler says what to do; a damaged
+ * grammar image is written again. Trees are compared with those of an intact cache. */
 #include "test_cli_run.h"
 
 #define PARSE "'" RUN_CKY "' parse -g '" RUN_GRAMMAR "' --engine cpu -i in.txt "
@@ -116,5 +117,27 @@ Test(cli_cache, concurrent_compiles_share_a_cache)
     assert_same(d, "b", "good");
     assert_same(d, "c", "good");
     cr_assert_eq(run_sh(d, "test -z \"$(ls new | grep -e tmp- -e build-)\""), 0);
+    run_cleanup(d);
+}
+
+/* The grammar image (grammar/image_cache.c): written by the first run, used by the next, and
+ * written again, whole, after damage; the trees never change. (--engine ref: no kernels.) */
+Test(cli_cache, damaged_grammar_image_is_rebuilt)
+{
+    char d[64];
+    run_setup(d);
+    const char *ref = "CKY_CACHE=img '" RUN_CKY "' parse -g '" RUN_GRAMMAR "' --engine ref "
+                      "-i in.txt";
+    cr_assert_eq(run_sh(d, "%s > good 2> err", ref), 0);
+    cr_assert_eq(run_sh(d, "test $(ls img/*.gimg | wc -l) = 1 && cp img/*.gimg pristine"), 0,
+                 "no grammar image");
+    cr_assert_eq(run_sh(d, "%s > again 2> err", ref), 0);
+    assert_same(d, "again", "good");
+    cr_assert_eq(run_sh(d, "f=$(ls img/*.gimg) && printf 'XXXX' | dd of=$f bs=1 conv=notrunc "
+                        "seek=$(( $(stat -c %%s $f) / 2 )) 2>/dev/null && ! cmp -s $f pristine"),
+                 0);
+    cr_assert_eq(run_sh(d, "%s > out 2> err", ref), 0);
+    assert_same(d, "out", "good");
+    cr_assert_eq(run_sh(d, "cmp img/*.gimg pristine"), 0, "the damaged image was not rewritten");
     run_cleanup(d);
 }

@@ -80,7 +80,7 @@ Test(codegen_cache, folder_choice_and_checks)
     cr_assert_str_eq(dir, "/some/xdg/cky");
     free(dir);
     /* a folder under a regular file cannot be made: the message names it and says why */
-    cr_assert_neq(codegen_cache_prepare("/dev/null/cky"), CKY_OK);
+    cr_assert_neq(cachedir_prepare("/dev/null/cky"), CKY_OK);
     cr_assert(strstr(cky_last_error(), "/dev/null") && strstr(cky_last_error(), "Not a directory"),
               "%s", cky_last_error());
 }
@@ -89,14 +89,14 @@ Test(codegen_cache, prepare_removes_leftovers_only)
 {
     char dir[] = "/tmp/cky-test-prep-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
-    char *mine = codegen_temp_template(dir, ".so"); /* this live process's: kept */
+    char *mine = cachedir_temp_template(dir, ".so"); /* this live process's: kept */
     cr_assert_not_null(mine);
     memcpy(strrchr(mine, '~') + 1, "keepme", 6);
     char cmd[1024];
     snprintf(cmd, sizeof cmd, "cd '%s' && touch '%s' entry.hso tmp-999999999-$(uname -n)~dead00 "
              "&& touch -d '3 days ago' tmp-1-elsewhere~old000", dir, mine);
     cr_assert_eq(system(cmd), 0);
-    cr_assert_eq(codegen_cache_prepare(dir), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(cachedir_prepare(dir), CKY_OK, "%s", cky_last_error());
     snprintf(cmd, sizeof cmd, "cd '%s' && test $(ls | wc -l) -eq 2 && test -e entry.hso && "
              "test -e '%s'", dir, mine);
     cr_assert_eq(system(cmd), 0, "prepare removed the wrong files");

@@ -166,9 +166,15 @@ static void check_forced_scaling(const char *gr, int max_words, int want)
     grammar_free(g);
 }
 
-Test(maxrule, forced_scaling_agrees_sm1) { check_forced_scaling(GRAMMARS "sample-sm1/sample-sm1.gr", 20, 6); }
+Test(maxrule, forced_scaling_agrees_sm1)
+{
+    check_forced_scaling(GRAMMARS "sample-sm1/sample-sm1.gr", 20, 6);
+}
 
-Test(maxrule, forced_scaling_agrees_sm3) { check_forced_scaling(GRAMMARS "sample-sm3/sample-sm3.gr", 12, 4); }
+Test(maxrule, forced_scaling_agrees_sm3)
+{
+    check_forced_scaling(GRAMMARS "sample-sm3/sample-sm3.gr", 12, 4);
+}
 
 /* 70 words of the training data that occur there twice: P(sentence) underflows a double. */
 static const char rare_words[] =

@@ -1,7 +1,7 @@
-/* codegen cachedir: the kernel cache folder: where it is, whether it can be used, atomic
+/* cachedir: the cache folder (see cachedir.h): where it is, whether it can be used, atomic
  * writes into it, and the removal of what interrupted runs left there.
  *
- * Every temporary file or folder the codegen writes is named tmp-PID-HOST~XXXXXX, so that a
+ * Every temporary file or folder written there is named tmp-PID-HOST~XXXXXX, so that a
  * later run can tell leftovers from work in progress: a name whose process is gone (same
  * host), or any temporary older than a day, is removed when a run prepares the folder. */
 #include <dirent.h>
@@ -15,13 +15,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "cachedir.h"
 
 #define STALE_SECONDS (24 * 3600) /* a temporary this old is a leftover, whoever made it */
 
-cky_status codegen_cache_dir(const codegen_options *o, char **dir)
+cky_status cachedir_resolve(const char *given, char **dir)
 {
-    const char *d = o && o->cache_dir ? o->cache_dir : getenv("CKY_CACHE");
+    const char *d = given ? given : getenv("CKY_CACHE");
     char *out = NULL;
     *dir = NULL;
     if (d && *d) {
@@ -41,7 +41,7 @@ cky_status codegen_cache_dir(const codegen_options *o, char **dir)
     return CKY_OK;
 }
 
-cky_status codegen_mkdirs(const char *dir)
+cky_status cachedir_mkdirs(const char *dir)
 {
     char *path = strdup(dir);
     if (!path)
@@ -65,7 +65,7 @@ cky_status codegen_mkdirs(const char *dir)
     return CKY_OK;
 }
 
-char *codegen_temp_template(const char *dir, const char *suffix)
+char *cachedir_temp_template(const char *dir, const char *suffix)
 {
     char host[64] = "";
     gethostname(host, sizeof host - 1);
@@ -120,12 +120,12 @@ static void remove_leftover(const char *path, const struct stat *sb)
     rmdir(path);
 }
 
-cky_status codegen_cache_prepare(const char *dir)
+cky_status cachedir_prepare(const char *dir)
 {
-    cky_status st = codegen_mkdirs(dir);
+    cky_status st = cachedir_mkdirs(dir);
     if (st)
         return cky_fail(st, "kernel cache %s: %s", dir, cky_last_error());
-    char *probe = codegen_temp_template(dir, "");
+    char *probe = cachedir_temp_template(dir, "");
     if (!probe)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     int fd = mkstemp(probe);
@@ -152,11 +152,11 @@ cky_status codegen_cache_prepare(const char *dir)
     return CKY_OK;
 }
 
-cky_status codegen_write_atomic(const char *path, const void *data, size_t len)
+cky_status cachedir_write_atomic(const char *path, const void *data, size_t len)
 {
     const char *slash = strrchr(path, '/');
     char *dir = slash ? strndup(path, (size_t)(slash - path)) : strdup(".");
-    char *tmp = dir ? codegen_temp_template(dir, "") : NULL;
+    char *tmp = dir ? cachedir_temp_template(dir, "") : NULL;
     free(dir);
     if (!tmp)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");

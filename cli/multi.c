@@ -1,0 +1,99 @@
+/* multi: --devices, --engines, --shard and retired engines on the command line (multi.h). */
+#include "multi.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../kernels/gpu.h"
+#include "cli.h"
+
+int multi_read_devices(const char *cmd, const char *arg, parser_options *o)
+{
+    int n = 0;
+    if (!strcmp(arg, "all")) {
+        n = gpu_count();
+        if (n == 0)
+            return cli_error(cmd, "--devices all: no usable CUDA device here");
+        n = n < PARSER_MAX_ENGINES ? n : PARSER_MAX_ENGINES;
+        for (int k = 0; k < n; k++)
+            o->devices[k] = k;
+    } else {
+        for (const char *p = arg;; p++) {
+            char num[16];
+            size_t len = strcspn(p, ",");
+            if (n == PARSER_MAX_ENGINES || len == 0 || len >= sizeof num)
+                return cli_usage_error(cmd, "--devices takes 'all' or device numbers separated "
+                                       "by commas (0,1), at most %d", PARSER_MAX_ENGINES);
+            memcpy(num, p, len);
+            num[len] = '\0';
+            if (!cli_int(num, 0, 1024, &o->devices[n]))
+                return cli_usage_error(cmd, "--devices: '%s' is not a device number", num);
+            n++;
+            p += len;
+            if (!*p)
+                break;
+        }
+    }
+    o->device = o->devices[0];
+    o->engines = n > 1 ? n : 0;
+    return 0;
+}
+
+int multi_read_fail(const char *cmd, const char *arg, parser_options *o)
+{
+    char engine[16];
+    const char *colon = strchr(arg, ':');
+    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+    o->fail_after = 1;
+    if (len >= sizeof engine)
+        return cli_usage_error(cmd, "--fail-engine takes K or K:AFTER");
+    memcpy(engine, arg, len);
+    engine[len] = '\0';
+    if (!cli_int(engine, 1, PARSER_MAX_ENGINES, &o->fail_engine) ||
+        (colon && !cli_int(colon + 1, 0, 1 << 30, &o->fail_after)))
+        return cli_usage_error(cmd, "--fail-engine takes K or K:AFTER (K from 1, AFTER from 0)");
+    return 0;
+}
+
+int multi_read_shard(const char *cmd, const char *arg, int *k, int *n)
+{
+    char buf[32];
+    const char *slash = strchr(arg, '/');
+    size_t len = slash ? (size_t)(slash - arg) : 0;
+    if (!slash || len >= sizeof buf)
+        return cli_usage_error(cmd, "--shard takes K/N (shard K of N, 1 <= K <= N)");
+    memcpy(buf, arg, len);
+    buf[len] = '\0';
+    if (!cli_int(slash + 1, 1, 1 << 30, n) || !cli_int(buf, 1, *n, k))
+        return cli_usage_error(cmd, "--shard takes K/N (shard K of N, 1 <= K <= N), not '%s'",
+                               arg);
+    return 0;
+}
+
+int multi_in_shard(long number, int k, int n)
+{
+    return n == 0 || (number - 1) % n == k - 1;
+}
+
+void multi_report_failures(const char *cmd, const parser *p, const parser_options *o,
+                           int *reported)
+{
+    const parser_failure *f;
+    int n = parser_failures(p, &f);
+    for (; *reported < n; (*reported)++) {
+        const parser_failure *x = &f[*reported];
+        char name[64];
+        if (o->engine == PARSER_ENGINE_GPU)
+            snprintf(name, sizeof name, "device %d (engine %d of %d)", o->devices[x->engine],
+                     x->engine + 1, o->engines);
+        else
+            snprintf(name, sizeof name, "%s engine %d", o->engine == PARSER_ENGINE_CPU ? "cpu"
+                     : "ref", x->engine + 1);
+        fprintf(stderr, "cky %s: %s failed and is out of the run (%s): %s\n", cmd, name,
+                x->error ? x->error : "no message",
+                *reported + 1 < o->engines ? "the other engines parse its sentences"
+                                           : "no engine is left; the sentences still to parse "
+                                             "fail");
+    }
+}
