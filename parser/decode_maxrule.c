@@ -36,7 +36,7 @@ cky_status decode_maxrule_cpu(const grammar *g, const parser_options *o, cpu_eng
         st = cpu_engine_outside_sum(e, c, m);
         for (int k = 0; k < m; k++) {
             maxrule_engine_scores sc = {c[k]->post, c[k]->opre, c[k]->epost, c[k]->eopre,
-                                        sum_chart_loglik(c[k])};
+                                        sum_chart_loglik(c[k]), 0};
             maxrule_result r;
             if (!st && maxrule_decode_engine(g, s[first + k].words, s[first + k].n, &sc, &r))
                 decode_fail(&out[first + k]);
