@@ -27,6 +27,8 @@ static void compile_usage(FILE *f)
         "  --no-gpu-code          skip NVRTC (partition and, with --host, the host build only)\n"
         "  --host                 also build the host (.so) version of every kernel and load it\n"
         "  --dump-cu DIR          write every kernel's source to DIR/NAME.cu\n"
+        "  --semiring SR          max-plus (Viterbi, the default) or sum-product (max-rule's\n"
+        "                         inside and outside scores): the same partition either way\n"
         "  --cache DIR            cache folder (default $CKY_CACHE, else ~/.cache/cky),\n"
         "                         the grammar's image too; 'off' (or CKY_CACHE=off)\n"
         "                         compiles without a cache\n"
@@ -211,7 +213,7 @@ static int apply_families(codegen_options *o, const char *arg)
 int cli_compile(int argc, char **argv)
 {
     enum { OPT_SHAPE = 256, OPT_ARCH, OPT_NOGPU, OPT_HOST, OPT_DUMP, OPT_CACHE, OPT_THREADS,
-           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY, OPT_LIVE };
+           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY, OPT_LIVE, OPT_SEMIRING };
     static const struct option longopts[] = {
         {"grammar", required_argument, NULL, 'g'}, {"shape", required_argument, NULL, OPT_SHAPE},
         {"arch", required_argument, NULL, OPT_ARCH}, {"no-gpu-code", no_argument, NULL, OPT_NOGPU},
@@ -221,6 +223,7 @@ int cli_compile(int argc, char **argv)
         {"report", no_argument, NULL, OPT_REPORT}, {"json", no_argument, NULL, OPT_JSON},
         {"warm", no_argument, NULL, OPT_WARM}, {"family", required_argument, NULL, OPT_FAMILY},
         {"live-limit", required_argument, NULL, OPT_LIVE}, {"help", no_argument, NULL, 'h'},
+        {"semiring", required_argument, NULL, OPT_SEMIRING},
         {NULL, 0, NULL, 0}};
     codegen_options o;
     codegen_options_default(&o);
@@ -242,6 +245,15 @@ int cli_compile(int argc, char **argv)
         case OPT_THREADS:
             if (!cli_int(optarg, 1, 1024, &o.threads))
                 return cli_usage_error("compile", "--threads wants a number from 1 to 1024");
+            break;
+        case OPT_SEMIRING:
+            if (!strcmp(optarg, "max-plus"))
+                o.semiring = CODEGEN_SEMIRING_MAX_PLUS;
+            else if (!strcmp(optarg, "sum-product"))
+                o.semiring = CODEGEN_SEMIRING_SUM_PRODUCT;
+            else
+                return cli_usage_error("compile", "--semiring: '%s' is neither max-plus nor "
+                                       "sum-product", optarg);
             break;
         case OPT_REPORT: break;
         case OPT_JSON: json = 1; break;

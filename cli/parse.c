@@ -49,7 +49,8 @@ static const char usage_text[] =
     "      --decoder DECODER   viterbi: the best derivation (default); maxrule: the tree that\n"
     "                          maximizes the product of its rules' posteriors, the Berkeley\n"
     "                          parser's default; it runs with --engine ref (the engine when\n"
-    "                          none is given) and needs a native .gr grammar\n"
+    "                          none is given; double precision) or cpu (the sum-product\n"
+    "                          kernels in float32, scaled) and needs a native .gr grammar\n"
     "      --score             viterbi: prefix each tree with the root log score of the best\n"
     "                          parse and a tab (-inf when there is no parse); maxrule: with\n"
     "                          log P(sentence), a tab, the tree's max-rule score and a tab\n"
@@ -238,12 +239,11 @@ static int read_options(int argc, char **argv, options *o)
         return cli_usage_error("parse", "--tokenize is for raw text, not with --treebank");
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
-    if (o->popt.decoder == PARSER_DECODER_MAXRULE && (int)o->popt.engine != -1 &&
-        o->popt.engine != PARSER_ENGINE_REF)
-        return cli_usage_error("parse", "--decoder maxrule currently runs with --engine ref "
-                               "only (the cpu and gpu engines do not have it yet)");
+    if (o->popt.decoder == PARSER_DECODER_MAXRULE && o->popt.engine == PARSER_ENGINE_GPU)
+        return cli_usage_error("parse", "--decoder maxrule runs with --engine ref or cpu only "
+                               "(the gpu engine does not have it yet)");
     if (o->popt.decoder == PARSER_DECODER_MAXRULE && (int)o->popt.engine == -1)
-        o->popt.engine = PARSER_ENGINE_REF; /* the only engine with max-rule */
+        o->popt.engine = PARSER_ENGINE_REF; /* the exact reference unless cpu is asked */
     if ((int)o->popt.engine == -1) {
         o->popt.engine = parser_default_engine();
         if (o->popt.engine == PARSER_ENGINE_CPU)

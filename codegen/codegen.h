@@ -59,9 +59,21 @@
 #define CODEGEN_THREADS 128             /* work items (threads) per workspace tile */
 #define CODEGEN_KEY_NINF FLOATKEY_NINF  /* key(-inf): see the GPU workspace contract */
 
-/* The semiring of the generated binary rules: max-plus (Viterbi: parent = max over rules of
- * (left + right) + w). Sum-product (inside scores for max-rule) comes next. */
-typedef enum codegen_semiring { CODEGEN_SEMIRING_MAX_PLUS = 0 } codegen_semiring;
+/* The semiring of the generated binary rules, over the same partition (same rules, blocks
+ * and emission order):
+ *   - max-plus (Viterbi): parent = max over rules of (left + right) + w, w the log score;
+ *   - sum-product (max-rule's inside and outside scores, linear and scaled by the caller):
+ *     per work item, the code blocks run in order and each rule is one
+ *     P = fmaf(lr, w, P) with lr = left * right (once per (l, r) pair of the plan) and w
+ *     the linear weight codegen_weight(); a parent's register starts at fmaf(lr, w, 0) with
+ *     its first rule of a block and is added into the workspace row (parent += P, no
+ *     atomics) after its last; the workspace starts at 0. The same float operations in the
+ *     same order on the host and on the GPU (one thread runs all code blocks of its work
+ *     item there), hence the same bits. Workspace values must be finite and >= 0. */
+typedef enum codegen_semiring {
+    CODEGEN_SEMIRING_MAX_PLUS = 0,
+    CODEGEN_SEMIRING_SUM_PRODUCT = 1
+} codegen_semiring;
 
 /* ---- classes: class-local substate numbering ---- */
 
@@ -174,7 +186,26 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
                                    codegen_partition *out);
 void codegen_partition_free(codegen_partition *p);
 
+/* The role of a partition's output axis. PARENT: the partition as built (inside:
+ * parent += left * right * w). LEFT and RIGHT: turned for the outside pass, each rule
+ * (p, l, r, w) becoming (l, p, r, w), resp. (r, p, l, w): the kernels then compute
+ * out_left[l] += outside[p] * inside_right[r] * w, resp. out_right[r] += outside[p] *
+ * inside_left[l] * w, with the workspaces PARENT = the child's class, LEFT = X (the parent
+ * outside rows), RIGHT = the sibling's class. */
+typedef enum codegen_role {
+    CODEGEN_ROLE_PARENT = 0, CODEGEN_ROLE_LEFT, CODEGEN_ROLE_RIGHT
+} codegen_role;
+
+/* The partition p with its axes turned for `role`: the same kernels, code blocks and rules
+ * (rows permuted), each block ordered and planned again. Free with codegen_partition_free. */
+cky_status codegen_partition_turn(const codegen_partition *p, codegen_role role,
+                                  codegen_partition *out);
+
 /* ---- emission ---- */
+
+/* The weight a rule of log score w has in the kernel text of semiring sr: w itself for
+ * max-plus, (float) exp((double) w) for sum-product (0 where that underflows). */
+float codegen_weight(codegen_semiring sr, float w);
 
 /* Name of kernel `k` of family `id`: "cky_XX_k3". `buf` holds at least 32 bytes. */
 void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size);
@@ -211,6 +242,8 @@ typedef struct codegen_options {
     unsigned families;     /* bit f set: compile family f (default all); the others are
                               partitioned only, their kernels have no cubin and no host code */
     codegen_semiring semiring; /* of the kernels' rules (default max-plus) */
+    codegen_role role;         /* each family's partition turned for this role (default:
+                                  PARENT, as built); part[f] is then the turned one */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);

@@ -119,6 +119,8 @@ static uint64_t kernel_key(const pool *pl, const job *j)
                         p->family, p->dim[0], p->dim[1], p->dim[2], s->major[0], s->major[1],
                         s->major[2], s->minor[0], s->minor[1], s->minor[2], s->live_limit};
     uint64_t h = codegen_hash(CODEGEN_FNV_INIT, head, sizeof head);
+    if (pl->opt->role != CODEGEN_ROLE_PARENT) /* (unturned keys as before) */
+        h = codegen_hash(h, &pl->opt->role, sizeof pl->opt->role);
     h = codegen_hash(h, kn, sizeof *kn);
     h = codegen_hash(h, p->block + kn->first_block, (size_t)kn->nblock * sizeof *p->block);
     return codegen_hash(h, p->rule + kn->first, (size_t)kn->nrule * sizeof *p->rule);
@@ -306,6 +308,13 @@ static cky_status compile_partition(const grammar *g, const codegen_options *o, 
     cky_status st = codegen_classes_init(g, &prog->classes);
     for (int f = 0; f < CODEGEN_NFAMILY && !st; f++) {
         st = family_partition(g, o, pl->cache, (codegen_family_id)f, prog, &pl->part_key[f]);
+        if (!st && o->role != CODEGEN_ROLE_PARENT) {
+            codegen_partition turned;
+            if (!(st = codegen_partition_turn(&prog->part[f], o->role, &turned))) {
+                codegen_partition_free(&prog->part[f]);
+                prog->part[f] = turned;
+            }
+        }
         if (!st && !(prog->kernel[f] = calloc((size_t)prog->part[f].nkernel + 1,
                                                sizeof **prog->kernel)))
             st = cky_fail(CKY_ERR_NOMEM, "out of memory");

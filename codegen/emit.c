@@ -9,7 +9,13 @@
  * macro prelude makes the same text CUDA C for NVRTC (one __global__ kernel choosing its
  * code block and tile from its block index, codegen.h) and plain C for the host compiler
  * (a function that loops over code blocks and work items). Weights are printed with %.8e
- * (9 significant digits), which reads back as the same float. */
+ * (9 significant digits), which reads back as the same float.
+ *
+ * The sum-product text (codegen.h) has the same blocks, rules, order and loads: `lr = L * R`,
+ * each rule `P = fmaf(lr, w, P)` (the first of a parent fmaf(lr, w, 0)) with w the linear
+ * weight, a parent added into its row after its last rule; its GPU entry runs every code
+ * block of its work item in one thread, in order. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,10 +76,21 @@ int codegen_blocks_per_sm(int max_live)
     return 1;
 }
 
+float codegen_weight(codegen_semiring sr, float w)
+{
+    return sr == CODEGEN_SEMIRING_SUM_PRODUCT ? (float)exp((double)w) : w;
+}
+
 void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size)
 {
     snprintf(buf, size, "cky_%s_k%d", codegen_family_name(id), k);
 }
+
+/* The GPU load of both semirings (explained in the max-plus text's comment). */
+#define GPU_LOAD                                                                      \
+    "#define CKY_LOAD(var, base, row)                                                  \\\n" \
+    "    asm volatile(\"ld.relaxed.cta.global.f32 %0, [%1+%2];\"                       \\\n" \
+    "                 : \"=f\"(var) : \"l\"(base), \"n\"((row) * CKY_ROW_BYTES))\n"
 
 /* The macros that make one kernel text CUDA C and host C, for the max-plus semiring. */
 static const char prelude_max_plus[] =
@@ -85,9 +102,7 @@ static const char prelude_max_plus[] =
     "   codegen.h). A relaxed load, not a read-only (.nc) one: ptxas merges .nc loads of one\n"
     "   address and keeps the value alive in between, spilling it, which undoes the plan's\n"
     "   evictions; it does not merge these. The offset is an immediate. */\n"
-    "#define CKY_LOAD(var, base, row)                                                  \\\n"
-    "    asm volatile(\"ld.relaxed.cta.global.f32 %0, [%1+%2];\"                       \\\n"
-    "                 : \"=f\"(var) : \"l\"(base), \"n\"((row) * CKY_ROW_BYTES))\n"
+    GPU_LOAD
     "/* The parent workspace holds keys, not floats: key(v) = bits(v) ^ ((bits(v) >> 31) &\n"
     "   0x7fffffff) orders like v as a signed int (and key(key(v)) = v), so a max is one\n"
     "   integer atomic without a branch */\n"
@@ -104,6 +119,35 @@ static const char prelude_max_plus[] =
     "/* code blocks of one work item run one after the other: a plain float max */\n"
     "#define CKY_STORE(addr, v) (*(addr) = CKY_MAX(*(addr), v))\n"
     "#endif\n";
+
+/* The macros of the sum-product semiring: every rule is one fused multiply-add into its
+ * parent's register (CKY_FMA(acc, a, b) = fmaf(a, b, acc), correctly rounded on the GPU and
+ * in the host's libm alike, so the host build gives the GPU's bits), and a parent register is
+ * added into its workspace row with one plain add: one thread runs all code blocks of a work
+ * item in order (the GPU entry loops over them), so no atomics and a fixed order. */
+static const char prelude_sum_product[] =
+    "#ifdef __CUDACC__\n"
+    "#define CKY_BLOCK static __device__ __forceinline__ void\n"
+    "#define CKY_RESTRICT __restrict__\n"
+    GPU_LOAD
+    "#define CKY_MUL(a, b) __fmul_rn(a, b)\n"
+    "/* the parent row read where it is added to (a relaxed load, as CKY_LOAD, stays put) */\n"
+    "#define CKY_STORE(addr, v) cky_store_add(addr, v)\n"
+    "static __device__ __forceinline__ void cky_store_add(float *addr, float v)\n"
+    "{\n"
+    "    float old;\n"
+    "    asm volatile(\"ld.relaxed.cta.global.f32 %0, [%1];\" : \"=f\"(old) : \"l\"(addr));\n"
+    "    *addr = __fadd_rn(old, v);\n"
+    "}\n"
+    "#else\n"
+    "#include <math.h>\n"
+    "#define CKY_BLOCK static __attribute__((noinline)) void\n"
+    "#define CKY_RESTRICT restrict\n"
+    "#define CKY_LOAD(var, base, row) ((var) = *(const volatile float *)((base) + (row) * s))\n"
+    "#define CKY_MUL(a, b) ((a) * (b))\n"
+    "#define CKY_STORE(addr, v) (*(addr) = *(addr) + (v))\n"
+    "#endif\n"
+    "#define CKY_FMA(acc, a, b) fmaf(a, b, acc)\n";
 
 /* Declare `float X<row>, ...;` for the rows of one axis that the block uses. */
 static void emit_declare(text *t, const codegen_rule *rule, long n, int axis, int dim,
@@ -132,8 +176,8 @@ static void emit_declare(text *t, const codegen_rule *rule, long n, int axis, in
 }
 
 /* Emit code block b; `flags` and `mark` are scratch for its rules and rows. */
-static cky_status emit_block(text *t, const codegen_partition *p, const char *name, int b,
-                             unsigned char *flags, char *mark)
+static cky_status emit_block(text *t, const codegen_partition *p, codegen_semiring sr,
+                             const char *name, int b, unsigned char *flags, char *mark)
 {
     const codegen_block *blk = &p->block[b];
     const codegen_rule *rule = p->rule + blk->first;
@@ -157,12 +201,19 @@ static cky_status emit_block(text *t, const codegen_partition *p, const char *na
             text_printf(t, "    CKY_LOAD(L%d, left, %d);\n", r->l, r->l);
         if (flags[i] & PLAN_LOAD_R)
             text_printf(t, "    CKY_LOAD(R%d, right, %d);\n", r->r, r->r);
+        double w = (double)codegen_weight(sr, r->w);
         if (flags[i] & PLAN_PAIR)
-            text_printf(t, "    lr = L%d + R%d;\n", r->l, r->r);
-        if (flags[i] & PLAN_FIRST_P)
-            text_printf(t, "    P%d = lr + %.8ef;\n", r->p, (double)r->w);
+            text_printf(t, sr == CODEGEN_SEMIRING_MAX_PLUS ? "    lr = L%d + R%d;\n"
+                                                           : "    lr = CKY_MUL(L%d, R%d);\n",
+                        r->l, r->r);
+        if (sr == CODEGEN_SEMIRING_SUM_PRODUCT && (flags[i] & PLAN_FIRST_P))
+            text_printf(t, "    P%d = CKY_FMA(0.0f, lr, %.8ef);\n", r->p, w);
+        else if (sr == CODEGEN_SEMIRING_SUM_PRODUCT)
+            text_printf(t, "    P%d = CKY_FMA(P%d, lr, %.8ef);\n", r->p, r->p, w);
+        else if (flags[i] & PLAN_FIRST_P)
+            text_printf(t, "    P%d = lr + %.8ef;\n", r->p, w);
         else
-            text_printf(t, "    P%d = CKY_MAX(P%d, lr + %.8ef);\n", r->p, r->p, (double)r->w);
+            text_printf(t, "    P%d = CKY_MAX(P%d, lr + %.8ef);\n", r->p, r->p, w);
         if (flags[i] & PLAN_LAST_P)
             text_printf(t, "    CKY_STORE(&parent[%d * s], P%d);\n", r->p, r->p);
     }
@@ -172,7 +223,51 @@ static cky_status emit_block(text *t, const codegen_partition *p, const char *na
 
 /* The prelude of each semiring: its max (CKY_MAX) and its store into the parent workspace
  * (CKY_STORE). */
-static const char *const prelude[] = {[CODEGEN_SEMIRING_MAX_PLUS] = prelude_max_plus};
+static const char *const prelude[] = {[CODEGEN_SEMIRING_MAX_PLUS] = prelude_max_plus,
+                                      [CODEGEN_SEMIRING_SUM_PRODUCT] = prelude_sum_product};
+
+/* The GPU entry of a kernel. Max-plus: blockIdx.y (or the chunk order) picks the code
+ * block, and the code blocks of one work item run in parallel, combined by atomic max.
+ * Sum-product: one thread runs every code block of its work item, in order (launched with
+ * gridDim.y = 1; chunk is not used), so each parent row is added to by one thread in the
+ * order of the text. */
+static void emit_entry(text *t, const char *name, const codegen_kernel *kn, int blocks_per_sm,
+                       codegen_semiring sr)
+{
+    int max = sr == CODEGEN_SEMIRING_MAX_PLUS;
+    text_printf(t,
+                "\n#ifdef __CUDACC__\n"
+                "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
+                "%s(const float *__restrict__ left, const float *__restrict__ right, "
+                "float *__restrict__ parent, int n, int tile, int chunk)\n{\n",
+                CODEGEN_THREADS * blocks_per_sm, name);
+    if (max)
+        text_printf(t,
+                    "    unsigned x = blockIdx.x, y = blockIdx.y; /* tile group, code block */\n"
+                    "    if (chunk > 0) { /* codegen.h: code block by code block over chunks */\n"
+                    "        unsigned id = blockIdx.y * gridDim.x + blockIdx.x;\n"
+                    "        unsigned c = id / ((unsigned)chunk * gridDim.y), "
+                    "r = id %% ((unsigned)chunk * gridDim.y);\n"
+                    "        unsigned width = min((unsigned)chunk, gridDim.x - c * chunk);\n"
+                    "        y = r / width;\n"
+                    "        x = c * chunk + r %% width;\n"
+                    "    }\n");
+    text_printf(t,
+                "    unsigned t = %s * blockDim.x + threadIdx.x; /* work item */\n"
+                "    if (t >= n)\n        return;\n"
+                "    long long o = (long long)(t / %d) * tile + t %% %d; /* codegen.h */\n%s",
+                max ? "x" : "blockIdx.x", CODEGEN_THREADS, CODEGEN_THREADS,
+                max ? "    switch (y) {\n" : "");
+    for (int b = 0; b < kn->nblock; b++) {
+        if (max)
+            text_printf(t, "    case %d: ", b);
+        else
+            text_printf(t, "    ");
+        text_printf(t, "%s_b%d(left + o, right + o, parent + o, %d);%s\n", name,
+                    kn->first_block + b, CODEGEN_THREADS, max ? " break;" : "");
+    }
+    text_printf(t, max ? "    }\n}\n" : "}\n");
+}
 
 cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm,
                                codegen_semiring sr, char **src)
@@ -205,37 +300,19 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
     text t = {NULL, 0, 0, 0};
     text_printf(&t,
                 "/* %s: generated by %s, family %s, %d code blocks, %ld rules.\n"
-                "   parent[p][t] = max(parent[p][t], (left[l][t] + right[r][t]) + w) for each "
-                "rule (p, l, r, w) */\n#define CKY_ROW_BYTES %d\n%s",
+                "   %s */\n#define CKY_ROW_BYTES %d\n%s",
                 name, CODEGEN_VERSION, codegen_family_name(p->family), kn->nblock, kn->nrule,
+                sr == CODEGEN_SEMIRING_MAX_PLUS
+                    ? "parent[p][t] = max(parent[p][t], (left[l][t] + right[r][t]) + w) for "
+                      "each rule (p, l, r, w)"
+                    : "parent[p][t] += sum over the rules (p, l, r, w) of (left[l][t] * "
+                      "right[r][t]) * w, one fmaf each, in the order below",
                 CODEGEN_THREADS * (int)sizeof(float), prelude[sr]);
     for (int b = kn->first_block; b < kn->first_block + kn->nblock && !st; b++)
-        st = emit_block(&t, p, name, b, flags, mark);
+        st = emit_block(&t, p, sr, name, b, flags, mark);
+    emit_entry(&t, name, kn, blocks_per_sm, sr);
     text_printf(&t,
-                "\n#ifdef __CUDACC__\n"
-                "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
-                "%s(const float *__restrict__ left, const float *__restrict__ right, "
-                "float *__restrict__ parent, int n, int tile, int chunk)\n{\n"
-                "    unsigned x = blockIdx.x, y = blockIdx.y; /* tile group, code block */\n"
-                "    if (chunk > 0) { /* codegen.h: code block by code block over chunks */\n"
-                "        unsigned id = blockIdx.y * gridDim.x + blockIdx.x;\n"
-                "        unsigned c = id / ((unsigned)chunk * gridDim.y), "
-                "r = id %% ((unsigned)chunk * gridDim.y);\n"
-                "        unsigned width = min((unsigned)chunk, gridDim.x - c * chunk);\n"
-                "        y = r / width;\n"
-                "        x = c * chunk + r %% width;\n"
-                "    }\n"
-                "    unsigned t = x * blockDim.x + threadIdx.x; /* work item */\n"
-                "    if (t >= n)\n        return;\n"
-                "    long long o = (long long)(t / %d) * tile + t %% %d; /* codegen.h */\n"
-                "    switch (y) {\n",
-                CODEGEN_THREADS * blocks_per_sm, name, CODEGEN_THREADS, CODEGEN_THREADS);
-    for (int b = 0; b < kn->nblock; b++)
-        text_printf(&t,
-                    "    case %d: %s_b%d(left + o, right + o, parent + o, %d); break;\n", b,
-                    name, kn->first_block + b, CODEGEN_THREADS);
-    text_printf(&t,
-                "    }\n}\n#else\n"
+                "#else\n"
                 "void %s(const float *left, const float *right, float *parent, int n, "
                 "int stride);\n"
                 "void %s(const float *left, const float *right, float *parent, int n, "

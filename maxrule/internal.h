@@ -89,6 +89,18 @@ static inline const double *mr_unary_source(mr_chart *c, double *cell, int *scal
     return c->pre;
 }
 
+/* A chart of n words for g (zeroed scores; free with mr_chart_release). */
+cky_status mr_chart_alloc(const grammar *g, int n, mr_chart *c);
+void mr_chart_release(mr_chart *c);
+
+/* setupScaling + initializeChart(scale = true): scores zeroed, the lexical layer (c->lex)
+ * in place, scales MIN_VALUE except the POS tags over one word (0). */
+cky_status mr_setup_scaling(mr_chart *c);
+
+/* The tree of the max-c arrays (mr_maxc done) and its score into out (out->tree stays NULL
+ * when there is none: the jar's childless ROOT). */
+cky_status mr_decode_tail(const mr_chart *c, char *const *words, maxrule_result *out);
+
 /* Inside scores (unscaled); the lexical layer must be in place. */
 void mr_inside(mr_chart *c);
 

@@ -26,7 +26,7 @@ cky_status maxrule_check_grammar(const grammar *g)
     return CKY_OK;
 }
 
-static void chart_release(mr_chart *c)
+void mr_chart_release(mr_chart *c)
 {
     free(c->lex);
     free(c->in);
@@ -47,7 +47,7 @@ static void chart_release(mr_chart *c)
     free(c->acc2);
 }
 
-static cky_status chart_alloc(const grammar *g, int n, mr_chart *c)
+cky_status mr_chart_alloc(const grammar *g, int n, mr_chart *c)
 {
     memset(c, 0, sizeof *c);
     c->g = g;
@@ -74,7 +74,7 @@ static cky_status chart_alloc(const grammar *g, int n, mr_chart *c)
     c->acc2 = calloc((size_t)c->maxsub, sizeof *c->acc2);
     if (!c->lex || !c->in || !c->out || !c->nz || !c->pre || !c->pre_scale || !c->mscore ||
         !c->msplit || !c->mchild || !c->mleft || !c->mright || !c->tmp || !c->acc || !c->acc2) {
-        chart_release(c);
+        mr_chart_release(c);
         return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for a chart of %d words", n);
     }
     return CKY_OK;
@@ -89,7 +89,7 @@ static void fill_lexical(mr_chart *c)
 
 /* setupScaling + initializeChart(scale = true): a zeroed chart, scales MIN_VALUE except the
  * POS tags over one word (0). */
-static cky_status setup_scaling(mr_chart *c)
+cky_status mr_setup_scaling(mr_chart *c)
 {
     size_t cells = chart_ncells(c->n), sym = (size_t)c->nsym;
     c->scaled = 1;
@@ -116,7 +116,7 @@ static cky_status setup_scaling(mr_chart *c)
 /* The scaled inside pass over a fresh chart; log P(sentence). */
 static cky_status inside_scaled(mr_chart *c, double *loglik)
 {
-    cky_status st = setup_scaling(c);
+    cky_status st = mr_setup_scaling(c);
     if (st)
         return st;
     mr_inside_scaled(c);
@@ -168,10 +168,16 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
     }
     out->loglik = loglik;
     out->scaled = c->scaled;
+    return mr_decode_tail(c, words, out);
+}
+
+cky_status mr_decode_tail(const mr_chart *c, char *const *words, maxrule_result *out)
+{
     if (!has_tree(c))
         return CKY_OK;
     tree *t;
-    if ((st = mr_extract(c, words, &t)))
+    cky_status st = mr_extract(c, words, &t);
+    if (st)
         return st;
     out->score = c->mscore[mr_cell(c, 0, c->n) * c->nsym];
     out->tree = viterbi_unannotate(t);
@@ -189,10 +195,10 @@ cky_status maxrule_parse(const grammar *g, char *const *words, int n,
     if (st)
         return st;
     mr_chart c;
-    if ((st = chart_alloc(g, n, &c)))
+    if ((st = mr_chart_alloc(g, n, &c)))
         return st;
     c.from_pre = opt && opt->scaled_unaries_from_pre;
     st = decode(&c, words, opt, out);
-    chart_release(&c);
+    mr_chart_release(&c);
     return st;
 }

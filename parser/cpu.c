@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpu_internal.h"
 #include "engine.h"
 #include "plan.h"
 #include "ref.h"
@@ -16,15 +17,6 @@
 #define DEFAULT_WIDTH 512 /* work items per workspace */
 #define GUARD 64          /* sentinel floats before and after every workspace */
 #define GUARD_BITS 0x7fc0deadu
-
-struct cpu_engine {
-    const grammar *g;
-    codegen_program *prog;
-    int threads, width;
-    float *left, *right, *parent; /* workspaces: rows x width, inside guard regions */
-    size_t ws_size;               /* floats per workspace, guards excluded */
-    double evaluations;
-};
 
 /* A buffer of n floats between two guard regions of sentinel NaNs. */
 static float *guarded_alloc(size_t n)
@@ -67,6 +59,10 @@ cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *opt, cpu_e
     if (e->threads < 1)
         e->threads = 1;
     e->width = opt->width > 0 ? opt->width : DEFAULT_WIDTH;
+    if (opt->cache_dir && !(e->cache_dir = strdup(opt->cache_dir))) {
+        free(e);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
     codegen_options o;
     codegen_options_default(&o);
     o.gpu = 0;
@@ -74,6 +70,7 @@ cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *opt, cpu_e
     o.cache_dir = opt->cache_dir;
     cky_status st = codegen_compile(g, &o, &e->prog);
     if (st) {
+        free(e->cache_dir);
         free(e);
         return st;
     }
@@ -91,11 +88,40 @@ cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *opt, cpu_e
     return CKY_OK;
 }
 
+cky_status cpu_program(cpu_engine *e, codegen_semiring sr, codegen_role role,
+                       const codegen_program **out)
+{
+    if (sr == CODEGEN_SEMIRING_MAX_PLUS && role == CODEGEN_ROLE_PARENT) {
+        *out = e->prog;
+        return CKY_OK;
+    }
+    if (sr != CODEGEN_SEMIRING_SUM_PRODUCT || (unsigned)role > CODEGEN_ROLE_RIGHT)
+        return cky_fail(CKY_ERR_ARG, "cpu engine: no kernels for semiring %d, role %d",
+                        (int)sr, (int)role);
+    if (!e->prog_sum[role]) {
+        codegen_options o;
+        codegen_options_default(&o);
+        o.gpu = 0;
+        o.host = 1;
+        o.cache_dir = e->cache_dir;
+        o.semiring = sr;
+        o.role = role;
+        cky_status st = codegen_compile(e->g, &o, &e->prog_sum[role]);
+        if (st)
+            return st;
+    }
+    *out = e->prog_sum[role];
+    return CKY_OK;
+}
+
 void cpu_engine_free(cpu_engine *e)
 {
     if (!e)
         return;
     codegen_program_free(e->prog);
+    for (int r = 0; r < 3; r++)
+        codegen_program_free(e->prog_sum[r]);
+    free(e->cache_dir);
     guarded_free(e->left);
     guarded_free(e->right);
     guarded_free(e->parent);
@@ -126,6 +152,7 @@ static void reduce(const codegen_classes *c, const float *ws, int t, int width, 
 
 typedef struct slice {
     const cpu_engine *e;
+    const codegen_program *prog;
     codegen_family_id f;
     int first, count; /* columns */
 } slice;
@@ -134,15 +161,15 @@ static void *run_slice(void *arg)
 {
     const slice *sl = arg;
     const cpu_engine *e = sl->e;
-    const codegen_partition *part = &e->prog->part[sl->f];
+    const codegen_partition *part = &sl->prog->part[sl->f];
     for (int k = 0; k < part->nkernel; k++)
-        e->prog->kernel[sl->f][k].host(e->left + sl->first, e->right + sl->first,
+        sl->prog->kernel[sl->f][k].host(e->left + sl->first, e->right + sl->first,
                                        e->parent + sl->first, sl->count, e->width);
     return NULL;
 }
 
-/* Run every kernel of family f over columns [0, n), split among the threads. */
-static cky_status run_family(cpu_engine *e, codegen_family_id f, int n)
+cky_status cpu_run_family(cpu_engine *e, const codegen_program *prog, codegen_family_id f,
+                          int n)
 {
     int nt = e->threads < n ? e->threads : n;
     slice *sl = malloc((size_t)nt * sizeof *sl);
@@ -156,7 +183,7 @@ static cky_status run_family(cpu_engine *e, codegen_family_id f, int n)
     }
     for (int t = 0; t < nt; t++) {
         int first = (int)((long)n * t / nt), last = (int)((long)n * (t + 1) / nt);
-        sl[t] = (slice){e, f, first, last - first};
+        sl[t] = (slice){e, prog, f, first, last - first};
         if (t > 0)
             started[t] = pthread_create(&tid[t], NULL, run_slice, &sl[t]) == 0;
     }
@@ -170,7 +197,7 @@ static cky_status run_family(cpu_engine *e, codegen_family_id f, int n)
     free(sl);
     free(tid);
     free(started);
-    e->evaluations += (double)n * e->prog->part[f].nrule;
+    e->evaluations += (double)n * prog->part[f].nrule;
     cky_status st = guard_check(e->left, e->ws_size, "left");
     if (!st)
         st = guard_check(e->right, e->ws_size, "right");
@@ -218,7 +245,7 @@ static cky_status cpu_binary(void *ctx, const plan *p, engine_pass pass, codegen
             gather(cls, lc, cell_post(b, p, sent[t], left[t]), e->left, t, e->width);
             gather(cls, rc, cell_post(b, p, sent[t], right[t]), e->right, t, e->width);
         }
-        cky_status st = run_family(e, f, n);
+        cky_status st = cpu_run_family(e, e->prog, f, n);
         if (st)
             return st;
         for (int t = 0; t < n; t++)

@@ -13,6 +13,7 @@
 #define CKY_PARSER_DECODE_H
 
 #include "../viterbi/viterbi.h"
+#include "cpu.h"
 #include "engine.h"
 #include "parser.h"
 
@@ -27,11 +28,17 @@ typedef void (*decode_chart_fn)(const grammar *g, const parser_options *o, const
 typedef void (*decode_words_fn)(const grammar *g, const parser_options *o, char *const *words,
                                 int n, parse_result *r);
 
+/* Decode the n sentences s[0..n) on the cpu engine e, the decoder asking the engine for the
+ * passes it needs (out[k]: the result of s[k]); the error of a pass fails the call. */
+typedef cky_status (*decode_cpu_fn)(const grammar *g, const parser_options *o, cpu_engine *e,
+                                    const sentence *s, int n, parse_result *out);
+
 typedef struct decode_def {
     const char *name;
     unsigned passes;       /* bit 1u << p for each engine_pass p it needs */
     decode_chart_fn chart; /* the host decoder of a filled chart (NULL: none yet) */
     decode_words_fn words; /* the ref engine's own decoding (NULL: ref_parse, then chart) */
+    decode_cpu_fn cpu;     /* the cpu engine's decoding (NULL: cpu_engine_parse, then chart) */
     cky_status (*check)(const grammar *g); /* can it decode with g? (NULL: always) */
 } decode_def;
 
@@ -49,6 +56,12 @@ void decode_viterbi_chart(const grammar *g, const parser_options *o, const chart
 /* The max-rule decoder (decode_maxrule.c, through maxrule/) in the ref engine. */
 void decode_maxrule_words(const grammar *g, const parser_options *o, char *const *words, int n,
                           parse_result *r);
+
+/* The max-rule decoder on the cpu engine (decode_maxrule.c): the sum-product inside and
+ * outside passes (parser/cpu_sum.h) over groups of sentences, then max-c and the tree
+ * through maxrule/ (maxrule_decode_engine). */
+cky_status decode_maxrule_cpu(const grammar *g, const parser_options *o, cpu_engine *e,
+                              const sentence *s, int n, parse_result *out);
 
 /* The Viterbi decoder's result from an exact extraction array (the GPU Viterbi's) of a
  * sentence with root score `root`. */

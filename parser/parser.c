@@ -146,13 +146,12 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     const decode_def *dec = decode_get(opt->decoder);
     if (!dec)
         return cky_fail(CKY_ERR_ARG, "unknown decoder %d", (int)opt->decoder);
-    if (opt->engine != PARSER_ENGINE_REF && !dec->chart)
-        return cky_fail(CKY_ERR_UNSUPPORTED, "the %s decoder runs with the ref engine only "
-                        "(--engine ref): the cpu and gpu engines do not run its passes yet",
-                        dec->name);
+    if (opt->engine == PARSER_ENGINE_CPU && !dec->chart && !dec->cpu)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "the %s decoder does not run on the cpu engine "
+                        "(use --engine ref)", dec->name);
     if (opt->engine == PARSER_ENGINE_GPU && opt->decoder != PARSER_DECODER_VITERBI)
         return cky_fail(CKY_ERR_UNSUPPORTED, "the gpu engine has no device part for the %s "
-                        "decoder", dec->name);
+                        "decoder yet (use --engine cpu or ref)", dec->name);
     if (dec->check) {
         cky_status st = dec->check(g);
         if (st)
@@ -283,8 +282,20 @@ static cky_status parse_cpu(parser *p, const sentence *s, int n, parse_result *o
     cky_status st = !batch || !charts || !index ? cky_fail(CKY_ERR_NOMEM, "out of memory")
                                                 : CKY_OK;
     int m = st ? 0 : collect_todo(s, n, out, batch, index);
-    if (!st)
+    parse_result *res = p->decoder->cpu && !st ? calloc((size_t)todo, sizeof *res) : NULL;
+    if (p->decoder->cpu && !st && !res)
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+    if (res) { /* the decoder asks the engine for its passes */
+        for (int k = 0; k < m; k++)
+            res[k] = out[index[k]];
+        st = p->decoder->cpu(p->g, &p->opt, p->cpu, batch, m, res);
+        for (int k = 0; k < m; k++)
+            out[index[k]] = res[k];
+        free(res);
+        m = 0;
+    } else if (!st) {
         st = cpu_engine_parse(p->cpu, batch, m, charts);
+    }
     for (int k = 0; k < m && !st; k++) {
         p->decoder->chart(p->g, &p->opt, charts[k], batch[k].words, &out[index[k]]);
         chart_free(charts[k]);

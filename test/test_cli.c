@@ -39,10 +39,10 @@ Test(cli, bad_numbers_are_usage_errors)
         {"parse -g G --workspace 0", "--workspace"},
         {"compile -g G --live-limit 4q", "--live-limit"},
         {"compile -g G --threads 0", "--threads"},
+        {"compile -g G --semiring tropical", "--semiring"},
         {"eval -c 9999999999 A B", "-c"},
         {"parse -g G --decoder fastest", "decoder"},
-        {"parse -g G --decoder maxrule --engine cpu", "--engine ref"},
-        {"parse -g G --decoder maxrule --engine gpu", "--engine ref"},
+        {"parse -g G --decoder maxrule --engine gpu", "--engine ref or cpu"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         char err[1024];

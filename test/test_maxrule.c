@@ -4,7 +4,8 @@
  * with the unscaled ones; a sentence whose probability underflows goes through the scaled
  * passes to a finite score and a tree; the sum closure is loaded from .gr files and its
  * absence (text export) is refused with a clear message; the --score layout; the parser's
- * decoder option. */
+ * decoder option; cky parse --engine cpu --decoder maxrule (same output for two workspaces,
+ * the ref engine's trees). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -275,8 +276,9 @@ Test(maxrule, score_layout)
     grammar_free(g);
 }
 
-/* The parser's decoder option: max-rule through parser_parse gives maxrule_parse's answer;
- * other engines and text grammars are refused up front; Viterbi leaves loglik at -inf. */
+/* The parser's decoder option: max-rule through parser_parse gives maxrule_parse's answer
+ * with the ref engine, its trees with the cpu engine (scores to 1e-4); the gpu engine and
+ * text grammars are refused up front; Viterbi leaves loglik at -inf. */
 Test(maxrule, parser_dispatch)
 {
     grammar *g = load(GRAMMARS "sample-sm1/sample-sm1.gr");
@@ -284,34 +286,40 @@ Test(maxrule, parser_dispatch)
     cr_assert_eq(opt.decoder, PARSER_DECODER_VITERBI);
     parser *p;
     opt.decoder = PARSER_DECODER_MAXRULE;
-    opt.engine = PARSER_ENGINE_CPU;
+    opt.engine = PARSER_ENGINE_GPU;
     cr_assert_eq(parser_new(g, &opt, &p), CKY_ERR_UNSUPPORTED);
-    cr_assert(strstr(cky_last_error(), "ref"), "%s", cky_last_error());
-    opt.engine = PARSER_ENGINE_REF;
+    cr_assert(strstr(cky_last_error(), "cpu or ref"), "%s", cky_last_error());
     opt.threads = 2;
-    cr_assert_eq(parser_new(g, &opt, &p), CKY_OK, "%s", cky_last_error());
+    opt.cache_dir = CKY_BUILD "/test-cache";
     const char *lines[] = {"Stocks fell .", "", "The market closed higher on Friday ."};
     sentence s[3];
     parse_result r[3];
     for (int k = 0; k < 3; k++)
         cr_assert_eq(sentence_from_line(lines[k], strlen(lines[k]), &s[k]), CKY_OK);
-    cr_assert_eq(parser_parse(p, s, 3, r), CKY_OK);
-    cr_assert_eq(r[1].outcome, PARSE_EMPTY);
-    for (int k = 0; k < 3; k += 2) {
-        maxrule_result m;
-        cr_assert_eq(maxrule_parse(g, s[k].words, s[k].n, NULL, &m), CKY_OK);
-        cr_assert_eq(r[k].outcome, PARSE_OK);
-        cr_assert_eq(r[k].loglik, m.loglik);
-        cr_assert_eq(r[k].score, m.score);
-        char *a = tree_string(r[k].tree), *b = tree_string(m.tree);
-        cr_assert_str_eq(a, b);
-        free(a);
-        free(b);
-        tree_free(m.tree);
+    for (int e = 0; e < 2; e++) { /* ref: maxrule_parse's bits; cpu: its tree, LL to 1e-4 */
+        opt.engine = e ? PARSER_ENGINE_CPU : PARSER_ENGINE_REF;
+        cr_assert_eq(parser_new(g, &opt, &p), CKY_OK, "%s", cky_last_error());
+        cr_assert_eq(parser_parse(p, s, 3, r), CKY_OK);
+        cr_assert_eq(r[1].outcome, PARSE_EMPTY);
+        for (int k = 0; k < 3; k += 2) {
+            maxrule_result m;
+            cr_assert_eq(maxrule_parse(g, s[k].words, s[k].n, NULL, &m), CKY_OK);
+            cr_assert_eq(r[k].outcome, PARSE_OK);
+            cr_assert(e ? close_rel(r[k].loglik, m.loglik, 1e-4) : r[k].loglik == m.loglik,
+                      "engine %d: log likelihood %.17g, maxrule %.17g", e, r[k].loglik,
+                      m.loglik);
+            cr_assert(e ? close_rel(r[k].score, m.score, 1e-4) : r[k].score == m.score,
+                      "engine %d: score %.17g, maxrule %.17g", e, r[k].score, m.score);
+            char *a = tree_string(r[k].tree), *b = tree_string(m.tree);
+            cr_assert_str_eq(a, b);
+            free(a);
+            free(b);
+            tree_free(m.tree);
+        }
+        for (int k = 0; k < 3; k++)
+            parse_result_clear(&r[k]);
+        parser_free(p);
     }
-    for (int k = 0; k < 3; k++)
-        parse_result_clear(&r[k]);
-    parser_free(p);
 
     opt.decoder = PARSER_DECODER_VITERBI;
     cr_assert_eq(parser_new(g, &opt, &p), CKY_OK);
@@ -329,4 +337,41 @@ Test(maxrule, parser_dispatch)
     cr_assert_eq(parser_new(g, &opt, &p), CKY_ERR_UNSUPPORTED);
     cr_assert(strstr(cky_last_error(), ".gr"), "%s", cky_last_error());
     grammar_free(g);
+}
+
+/* The output of `cky parse` (malloc'ed) for the shell command `cmd`. */
+static char *run_output(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t cap = 1 << 16;
+    char *out = malloc(cap);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    cr_assert_eq(pclose(p), 0, "%s: %s", cmd, out);
+    return out;
+}
+
+/* cky parse --engine cpu --decoder maxrule: the same output for two workspace sizes and
+ * thread counts, and the ref engine's trees, on eight dev sentences. */
+Test(maxrule, cli_cpu_engine, .timeout = 120)
+{
+    char cmd[3][1024];
+    const char *opts[3] = {"--engine cpu --workspace 512 --threads 1",
+                           "--engine cpu --workspace 7 --threads 2", "--engine ref"};
+    for (int k = 0; k < 3; k++)
+        snprintf(cmd[k], sizeof cmd[k], "head -30 '%s' | awk 'NF <= 25' | head -8 | "
+                 "CKY_CACHE='%s/test-cache' '%s/cky' parse %s --decoder maxrule -g '%s' | "
+                 "cat", DATA "dev.txt", CKY_BUILD, CKY_BUILD, opts[k],
+                 GRAMMARS "sample-sm1/sample-sm1.gr");
+    char *a = run_output(cmd[0]), *b = run_output(cmd[1]), *r = run_output(cmd[2]);
+    int lines = 0;
+    for (const char *c = a; *c; c++)
+        lines += *c == '\n';
+    cr_assert_eq(lines, 8, "%s", a);
+    cr_assert_str_eq(a, b, "workspace 512 and 7 differ");
+    cr_assert_str_eq(a, r, "cpu and ref trees differ");
+    free(a);
+    free(b);
+    free(r);
 }
