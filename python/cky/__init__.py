@@ -130,8 +130,8 @@ class Parser:
     grammar: a Berkeley .gr file, or the prefix of a text export (PREFIX.grammar[.gz], ...).
     engine: "auto" (the GPU where one is usable, else the CPU), "gpu", "cpu" or "ref".
     decoder: "viterbi" (the exact best parse) or "maxrule" (the tree that maximizes the
-    product of its rules' posteriors, the Berkeley parser's default: runs on the ref engine,
-    which "auto" then picks, and needs a native .gr grammar).
+    product of its rules' posteriors, the Berkeley parser's default: runs on the ref or cpu
+    engine, "auto" picking ref, and needs a native .gr grammar).
     threads: CPU threads (0: one per core); max_length: longest sentence parsed, in words;
     device: the CUDA device of the gpu engine; strict: raise ParseError for a sentence
     without a tree instead of returning "(())".
