@@ -22,8 +22,9 @@ enum {
 /* Load a grammar (a Berkeley .gr file or the prefix of a text export) and open a parser on
  * it. engine: "auto" (the GPU where one is usable, else the CPU), "gpu", "cpu" or "ref";
  * decoder: "viterbi" (NULL: viterbi) or "maxrule" (the Berkeley parser's default; the ref
- * or cpu engine, "auto" choosing ref, and a native .gr grammar); threads: CPU threads (0: one per core); max_length:
- * longest sentence parsed, in words (0: 200); device: the CUDA device of the gpu engine.
+ * or cpu engine, "auto" choosing ref, and a native .gr grammar); threads: CPU threads (0:
+ * one per core); max_length: longest sentence parsed, in words (0: 200); device: the CUDA
+ * device of the gpu engine.
  * NULL on failure (unreadable grammar, unknown engine or decoder, no GPU for "gpu"). */
 cky_parser *cky_parser_open(const char *grammar, const char *engine, const char *decoder,
                             int threads, int max_length, int device);
