@@ -146,7 +146,7 @@ clean:
 
 # libFuzzer targets over the native .gr reader and the tokenizer (need clang; fuzz/README
 # says how to run them).
-FUZZ_SRC := fuzz/fuzz_native.c $(wildcard util/*.c grammar/*.c)
+FUZZ_SRC := fuzz/fuzz_native.c $(filter-out util/gpu_check.c,$(wildcard util/*.c grammar/*.c))
 FUZZ_TOKENIZE_SRC := fuzz/fuzz_tokenize.c corpus_tools/tokenize.c util/utf8.c util/status.c
 fuzz: $(BUILD)/fuzz/fuzz_native $(BUILD)/fuzz/fuzz_tokenize
 $(BUILD)/fuzz/fuzz_tokenize: $(FUZZ_TOKENIZE_SRC) corpus_tools/tokenize.h util/utf8.h
