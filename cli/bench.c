@@ -11,6 +11,7 @@
 #include "../kernels/peak.h"
 #include "../parser/gpu.h"
 #include "../parser/parser.h"
+#include "../util/clock.h"
 #include "../util/io.h"
 #include "cli.h"
 #include "guard.h"
@@ -44,13 +45,6 @@ static const char usage_text[] =
     "                          its stage times from one more pass with CUDA events\n"
     "      --bucket-width W    lengths per bucket (default 10; 0: no buckets)\n"
     "  -h, --help              this help\n";
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* The sentences of 1..maxlen words of a file. */
 static int read_sentences(const char *path, int maxlen, sentence **out, int *n, long *words)
@@ -119,12 +113,12 @@ static void profile_all(parser *p, int on)
 /* One pass over all sentences; returns its wall time or -1. */
 static double pass(parser *p, const sentence *s, int n, parse_result *r)
 {
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     if (parser_parse(p, s, n, r)) {
         cli_error("bench", "%s", cky_last_error());
         return -1;
     }
-    double t = now_seconds() - t0;
+    double t = clock_seconds() - t0;
     for (int k = 0; k < n; k++)
         parse_result_clear(&r[k]);
     return t;
@@ -286,14 +280,14 @@ int cli_bench(int argc, char **argv)
         rc = cli_error("bench", "%s: no sentence of 1 to %d words", input, maxlen);
         goto done;
     }
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     if ((rc = guard_check_paths("bench", gpath, NULL, 0, NULL, 0)))
         goto done;
     if (grammar_load(gpath, &g) || parser_new(g, &popt, &p)) {
         rc = cli_error("bench", "%s", cky_last_error());
         goto done;
     }
-    double setup = now_seconds() - t0;
+    double setup = clock_seconds() - t0;
     gpu_engine *e = parser_gpu(p);
     if (!(r = calloc((size_t)n, sizeof *r))) {
         rc = cli_error("bench", "out of memory");

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/clock.h"
 #include "../util/workers.h"
 #include "internal.h"
 #include "schedule.h"
@@ -53,13 +54,6 @@ void codegen_options_default(codegen_options *o)
     o->arch = "sm_90";
     o->gpu = 1;
     o->families = (1u << CODEGEN_NFAMILY) - 1;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static cky_status job_dump(const char *dir, const char *name, const char *src)
@@ -345,9 +339,9 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     if (st)
         goto done;
     pl.cache = cache;
-    t0 = now_seconds();
+    t0 = clock_seconds();
     st = compile_partition(g, o, &pl);
-    prog->partition_seconds = now_seconds() - t0;
+    prog->partition_seconds = clock_seconds() - t0;
     if (!st && cache && (o->gpu || o->host)) /* only cache keys need it */
         st = emitter_fingerprint(o->semiring, &pl.emitter);
     if (st)
@@ -377,9 +371,9 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     for (int f = 0, n = 0; f < CODEGEN_NFAMILY; f++)
         for (int k = 0; k < prog->part[f].nkernel && (o->families & (1u << f)); k++)
             pl.jobs[n++] = (job){(codegen_family_id)f, k, CKY_OK, NULL, NULL};
-    t0 = now_seconds();
+    t0 = clock_seconds();
     st = compile_jobs(&pl);
-    prog->compile_seconds = now_seconds() - t0;
+    prog->compile_seconds = clock_seconds() - t0;
 done:
     free(pl.jobs);
     free(cache);

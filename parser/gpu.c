@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../kernels/kernels.h"
+#include "../util/clock.h"
 #include "../util/workers.h"
 #include "../viterbi/viterbi.h"
 
@@ -20,13 +21,6 @@ struct gpu_engine {
     int threads;     /* host threads for the lexicon and the item lists */
     gpu_buffer h_lex; /* lexical scores of the one-word cells (pinned) */
 };
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void gpu_engine_profile(gpu_engine *e, int on) { e->dev->profile = on; }
 
@@ -195,7 +189,7 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
 {
     gpu_dev *d = e->dev;
     plan p;
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     cky_status st = plan_build(e, s, n, &p);
     if (!st)
         st = gpu_dev_reserve(d, &p, 0);
@@ -203,7 +197,7 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
         plan_free(&p);
         return st;
     }
-    double t1 = now_seconds();
+    double t1 = clock_seconds();
     d->stats.seconds[GPU_STAGE_HOST] += t1 - t0;
     /* lexical scores (host threads), uploaded into the one-word cells */
     size_t nsub = (size_t)d->nsub;
@@ -229,14 +223,14 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
                             (size_t)p.len[k] * nsub * sizeof(float), cudaMemcpyHostToDevice,
                             d->stream));
     TRY(cudaStreamSynchronize(d->stream));
-    double t2 = now_seconds();
+    double t2 = clock_seconds();
     d->stats.seconds[GPU_STAGE_LEXICON] += t2 - t1;
     TRY(cudaMemcpyAsync(d->d_items.p, d->h_items.p, gpu_items_ints(&p) * sizeof(int),
                         cudaMemcpyHostToDevice, d->stream));
     if (!st)
         st = dec->prepare(dec->ctx, d, &p, s, first);
     TRY(cudaStreamSynchronize(d->stream));
-    d->stats.seconds[GPU_STAGE_TRANSFER] += now_seconds() - t2;
+    d->stats.seconds[GPU_STAGE_TRANSFER] += clock_seconds() - t2;
 #undef TRY
     if (!st)
         st = engine_run_pass(&gpu_dev_ops, d, &p, ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS);

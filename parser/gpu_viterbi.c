@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../kernels/kernels.h"
+#include "../util/clock.h"
 
 struct gpu_viterbi {
     gpu_engine *e;
@@ -37,13 +38,6 @@ static meta meta_at(void *base, int n)
     m.node0 = m.n + n;
     m.root = (float *)(m.node0 + n);
     return m;
-}
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 cky_status gpu_viterbi_new(gpu_engine *e, gpu_viterbi **out)
@@ -148,7 +142,7 @@ static cky_status finish(void *ctx, gpu_dev *d, const plan *p, int first)
     if (st)
         return st;
     GPU_CHECK(cudaStreamSynchronize(d->stream));
-    double t3 = now_seconds();
+    double t3 = clock_seconds();
     GPU_CHECK(cudaMemcpy(v->h_nodes.p, d_nodes, (size_t)p->nnode * sizeof(viterbi_node) +
                                                     (size_t)n * sizeof(int),
                          cudaMemcpyDeviceToHost));
@@ -178,7 +172,7 @@ static cky_status finish(void *ctx, gpu_dev *d, const plan *p, int first)
     }
     if (!st && v->charts) /* copied back on request */
         st = download_charts(v, d, p, v->charts + first);
-    d->stats.seconds[GPU_STAGE_TRANSFER] += now_seconds() - t3;
+    d->stats.seconds[GPU_STAGE_TRANSFER] += clock_seconds() - t3;
     return st;
 }
 
