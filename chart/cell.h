@@ -9,6 +9,10 @@
 #define CHART_HD __host__ __device__
 #else
 #define CHART_HD
+/* The exponent of an all-zero layer in the scaled sum-product charts (value = float x 2^e):
+ * far below any real one, and the sum of three of them still fits an int. */
+#define CHART_EXP_NONE (-(1 << 29))
+
 #endif
 
 /* Number of cells of a chart over n words: n(n+1)/2. */
@@ -20,5 +24,9 @@ static inline CHART_HD size_t chart_cell(int n, int i, int j)
     int d = j - i;
     return (size_t)(d - 1) * n - (size_t)(d - 1) * (d - 2) / 2 + i;
 }
+
+/* The exponent of an all-zero layer in the scaled sum-product charts (value = float x 2^e):
+ * far below any real one, and the sum of three of them still fits an int. */
+#define CHART_EXP_NONE (-(1 << 29))
 
 #endif

@@ -239,11 +239,6 @@ static int read_options(int argc, char **argv, options *o)
         return cli_usage_error("parse", "--tokenize is for raw text, not with --treebank");
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
-    if (o->popt.decoder == PARSER_DECODER_MAXRULE && o->popt.engine == PARSER_ENGINE_GPU)
-        return cli_usage_error("parse", "--decoder maxrule runs with --engine ref or cpu only "
-                               "(the gpu engine does not have it yet)");
-    if (o->popt.decoder == PARSER_DECODER_MAXRULE && (int)o->popt.engine == -1)
-        o->popt.engine = PARSER_ENGINE_REF; /* the exact reference unless cpu is asked */
     if ((int)o->popt.engine == -1) {
         o->popt.engine = parser_default_engine();
         if (o->popt.engine == PARSER_ENGINE_CPU)

@@ -44,8 +44,9 @@ extern "C" cudaError_t kernels_fill(void *a, int rows, int n, long long stride, 
 
 /* Block (bx, by) moves items [32 bx, 32 bx + 32) x rows [32 by, 32 by + 32). */
 static __global__ void gather(const float *__restrict__ chart, int nsub,
-                              const int *__restrict__ cell, int n, const int *__restrict__ row,
-                              int rows, float *__restrict__ ws, long long wtile)
+                              const int *__restrict__ cell, const int *__restrict__ index, int n,
+                              const int *__restrict__ row, int rows, float *__restrict__ ws,
+                              long long wtile)
 {
     __shared__ float tile[TILE][TILE + 1];
     int t0 = blockIdx.x * TILE, x0 = blockIdx.y * TILE;
@@ -54,7 +55,7 @@ static __global__ void gather(const float *__restrict__ chart, int nsub,
     for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* read along rows of a cell */
         int t = t0 + k;
         if (t < n && x < rows)
-            tile[k][threadIdx.x] = chart[(long long)cell[t] * nsub + gx];
+            tile[k][threadIdx.x] = chart[(long long)cell[index ? index[t] : t] * nsub + gx];
     }
     __syncthreads();
     int t = t0 + threadIdx.x;
@@ -72,7 +73,18 @@ extern "C" cudaError_t kernels_gather(const float *chart, int nsub, const int *c
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
     dim3 grid((n + TILE - 1) / TILE, (rows + TILE - 1) / TILE), block(TILE, 8);
-    gather<<<grid, block, 0, stream>>>(chart, nsub, cell, n, row, rows, ws, tile);
+    gather<<<grid, block, 0, stream>>>(chart, nsub, cell, NULL, n, row, rows, ws, tile);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
+                                            const int *index, int n, const int *row, int rows,
+                                            float *ws, long long tile, cudaStream_t stream)
+{
+    if (rows <= 0 || n <= 0)
+        return cudaSuccess;
+    dim3 grid((n + TILE - 1) / TILE, (rows + TILE - 1) / TILE), block(TILE, 8);
+    gather<<<grid, block, 0, stream>>>(chart, nsub, cell, index, n, row, rows, ws, tile);
     return cudaGetLastError();
 }
 

@@ -56,6 +56,54 @@ cudaError_t kernels_unary(const float *pre, float *post, int nsub, const int *ce
                           const int *first, const int *child, const float *weight, int lanes,
                           cudaStream_t stream);
 
+/* ---- the sum-product passes (sum_kernels.cu; the arithmetic of parser/sum_rules.h) ---- */
+
+/* The work items of a list: item m of position t is index[t] (first + t when index is
+ * NULL); it sends to cell dest[m], with the exponent ea[ca[m]] + eb[cb[m]]. Inside: dest =
+ * parent, ca/cb = left/right, ea = eb = epost; outside: dest = the child, ca = parent (ea
+ * = eopre), cb = the sibling (eb = epost). */
+typedef struct kernels_sum_items {
+    const int *index;
+    long long first;
+    const int *dest, *ca, *cb;
+    const int *ea, *eb;
+} kernels_sum_items;
+
+/* top[dest] = max(itself, the item's exponent) for the items of positions 0 .. n - 1. */
+cudaError_t kernels_sum_exp(kernels_sum_items it, int n, int *top, cudaStream_t stream);
+
+/* For positions t < n in order, each cell's items one after the other:
+ * chart[dest * nsub + row[x]] += ldexpf(WS(x, t), exponent - top[dest]) where WS(x, t) > 0. */
+cudaError_t kernels_sum_add(const float *ws, long long tile, kernels_sum_items it, int n,
+                            const int *top, const int *row, int rows, float *chart, int nsub,
+                            cudaStream_t stream);
+
+/* One direction of the unary closure (sum_unary_table of parser/sum_rules.h, on the device). */
+typedef struct kernels_sum_table {
+    const int *first, *from;
+    const float *w;
+    const unsigned char *phrasal;
+} kernels_sum_table;
+
+/* Allow kernels_sum_unary its shared memory for nsub substates (2 nsub floats). */
+cudaError_t kernels_sum_unary_setup(int nsub);
+
+/* For each listed cell c (span `span`): out[c] = in[c] + the table's rows over in[c], scaled
+ * so that its max is in [0.5, 1): eout[c] = ein[c] + the exponent taken out, or
+ * CHART_EXP_NONE for an all-zero layer (sum_rules_normalize). */
+cudaError_t kernels_sum_unary(const float *in, const int *ein, float *out, int *eout, int nsub,
+                              const int *cell, int ncell, int span, kernels_sum_table tb,
+                              cudaStream_t stream);
+
+/* ROOT's outside score 1, exponent 0, in the root cells roots[0 .. n - 1]. */
+cudaError_t kernels_sum_roots(float *opost, int *eopost, int nsub, const int *roots, int n,
+                              cudaStream_t stream);
+
+/* Copy-transpose through an index: WS(x, t) = chart[cell[index[t]] * nsub + row[x]]. */
+cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
+                                 const int *index, int n, const int *row, int rows, float *ws,
+                                 long long tile, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

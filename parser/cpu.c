@@ -119,6 +119,7 @@ void cpu_engine_free(cpu_engine *e)
     if (!e)
         return;
     codegen_program_free(e->prog);
+    sum_rules_free(e->rules);
     for (int r = 0; r < 3; r++)
         codegen_program_free(e->prog_sum[r]);
     free(e->cache_dir);

@@ -4,12 +4,16 @@
 #define CKY_PARSER_CPU_INTERNAL_H
 
 #include "cpu.h"
+#include "cpu_sum.h"
+#include "plan.h"
+#include "sum_rules.h"
 
 struct cpu_engine {
     const grammar *g;
     codegen_program *prog;     /* max-plus kernels */
     codegen_program *prog_sum[3]; /* sum-product kernels by codegen_role, compiled on first
                                      use (cpu_program) */
+    sum_rules *rules;          /* the sum-product passes' unary tables, made on first use */
     char *cache_dir;           /* the options' kernel cache, copied (NULL: default) */
     int threads, width;
     float *left, *right, *parent; /* workspaces: rows x width, inside guard regions */
@@ -27,8 +31,27 @@ cky_status cpu_program(cpu_engine *e, codegen_semiring sr, codegen_role role,
 cky_status cpu_run_family(cpu_engine *e, const codegen_program *prog, codegen_family_id f,
                           int n);
 
-/* Scale v[0..n) exactly by the power of two that puts its max in [0.5, 1): the exponent
- * taken out (0 for an all-zero vector). */
-int cpu_sum_normalize(float *v, int n);
+/* The engine's sum_rules (made on first use). */
+cky_status cpu_sum_rules(cpu_engine *e, const sum_rules **out);
+
+/* A batch of the sum-product passes (cpu_sum.c, cpu_outside.c): the charts, their plan, and
+ * every work item of it (left, right, parent, sent [nitem], plan order); with the pull
+ * lists, concatenated in the pull numbering (pull [npull]), for the outside pass. */
+typedef struct cpu_sum_batch {
+    cpu_engine *e;
+    const sum_rules *rules;
+    const codegen_program *prog[3]; /* sum-product kernels by codegen_role */
+    sum_chart *const *ch;
+    plan p;
+    int *left, *right, *parent, *sent;
+    int *pull;
+} cpu_sum_batch;
+
+/* The plan and items of the n charts ch (and their pull lists when `pull`); free with
+ * cpu_sum_batch_free (also after a failure). */
+cky_status cpu_sum_batch_new(cpu_engine *e, sum_chart *const *ch, int n, int pull,
+                             cpu_sum_batch *b);
+
+void cpu_sum_batch_free(cpu_sum_batch *b);
 
 #endif

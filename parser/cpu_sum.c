@@ -1,29 +1,14 @@
-/* cpu_sum: the sum-product inside pass of the cpu engine (see cpu_sum.h). */
+/* cpu_sum: the sum-product passes of the cpu engine (see cpu_sum.h): the batch both passes
+ * share, and the inside pass. The arithmetic is sum_rules.h's. */
 #include "cpu_sum.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../grammar/lexicon_berkeley.h"
 #include "../maxrule/maxrule.h"
 #include "cpu_internal.h"
 #include "engine.h"
-#include "plan.h"
-
-/* The batch being filled: charts, room for one segment's items, and every item's parent
- * vector and exponent of the current span (per family). */
-typedef struct sum_batch {
-    cpu_engine *e;
-    const codegen_program *prog;
-    sum_chart **ch;
-    int *left, *right, *parent, *sent; /* items of one segment */
-    float *item[CODEGEN_NFAMILY];      /* [item][nX]: the kernels' parent vector of each item */
-    int *iexp[CODEGEN_NFAMILY];        /* [item]: its exponent */
-    int ran[CODEGEN_NFAMILY];          /* family f has rules (its items are filled) */
-    float *tmp;                        /* [nsub]: unary terms */
-} sum_batch;
 
 void sum_chart_free(sum_chart *c)
 {
@@ -67,231 +52,191 @@ double sum_chart_loglik(const sum_chart *c)
     return v > 0 ? log((double)v) + c->epost[root] * M_LN2 : -INFINITY;
 }
 
-int cpu_sum_normalize(float *v, int n)
+cky_status cpu_sum_rules(cpu_engine *e, const sum_rules **out)
 {
-    float m = 0;
-    for (int x = 0; x < n; x++)
-        m = v[x] > m ? v[x] : m;
-    if (m <= 0)
-        return 0;
-    int k;
-    frexpf(m, &k);
-    for (int x = 0; x < n; x++)
-        v[x] = ldexpf(v[x], -k);
-    return k;
+    cky_status st = e->rules ? CKY_OK : sum_rules_new(e->g, &e->rules);
+    *out = e->rules;
+    return st;
 }
 
-/* The lexical layer of sentence s: pre = the linear scores, scaled into float. */
-static cky_status fill_lexical(const grammar *g, sum_chart *c, char *const *words, double *buf)
+/* ---- the batch of both passes ---- */
+
+void cpu_sum_batch_free(cpu_sum_batch *b)
 {
-    for (int i = 0; i < c->n; i++) {
-        cky_status st = lexicon_berkeley_score_linear(g, words[i], i, 1, buf);
-        if (st)
-            return st;
-        size_t cell = chart_cell(c->n, i, i + 1);
-        double m = 0;
-        for (int x = 0; x < c->nsub; x++)
-            m = buf[x] > m ? buf[x] : m;
-        int k = 0;
-        if (m > 0)
-            frexp(m, &k);
-        for (int x = 0; x < c->nsub; x++)
-            c->pre[cell * c->nsub + x] = (float)ldexp(buf[x], -k);
-        c->epre[cell] = k;
+    free(b->left);
+    free(b->pull);
+    plan_free(&b->p);
+    memset(b, 0, sizeof *b);
+}
+
+cky_status cpu_sum_batch_new(cpu_engine *e, sum_chart *const *ch, int n, int pull,
+                             cpu_sum_batch *b)
+{
+    memset(b, 0, sizeof *b);
+    b->e = e;
+    b->ch = ch;
+    int *len = malloc((size_t)(n ? n : 1) * sizeof *len);
+    if (!len)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n; k++)
+        len[k] = ch[k]->n;
+    cky_status st = plan_new(len, n, &b->p);
+    free(len);
+    if (!st && pull)
+        st = plan_add_pull(&b->p);
+    const plan *p = &b->p;
+    if (!st) {
+        b->left = malloc((size_t)(p->nitem ? p->nitem : 1) * 4 * sizeof *b->left);
+        b->pull = pull ? malloc((size_t)(p->npull ? p->npull : 1) * sizeof *b->pull) : NULL;
+        if (!b->left || (pull && !b->pull))
+            st = cky_fail(CKY_ERR_NOMEM, "out of memory for the work items of a batch");
     }
-    return CKY_OK;
+    if (!st) {
+        b->right = b->left + p->nitem;
+        b->parent = b->left + 2 * p->nitem;
+        b->sent = b->left + 3 * p->nitem;
+        for (int d = 2; d <= p->maxn; d++)
+            for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+                long m = p->bin[d * CODEGEN_NFAMILY + f].first;
+                plan_fill_items(p, d, (codegen_family_id)f, b->left + m, b->right + m,
+                                b->parent + m, b->sent + m);
+            }
+        for (int d = 1; pull && !st && d < p->maxn; d++)
+            for (int f = 0; f < CODEGEN_NFAMILY && !st; f++)
+                for (int side = 0; side < 2 && !st; side++)
+                    st = plan_fill_pull(p, d, (codegen_family_id)f, side,
+                                        b->pull + p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side]
+                                                      .first);
+    }
+    if (st)
+        cpu_sum_batch_free(b);
+    return st;
 }
 
-/* The binary step (engine.h): each item's children into the workspaces, the sum-product
- * kernels, each item's parent vector and exponent kept for the reduce of the unary step. */
+/* ---- the inside pass ---- */
+
+/* The chart cell (local numbering) of batch cell c of sentence k. */
+static size_t local(const cpu_sum_batch *b, int k, int c) { return (size_t)(c - b->p.cell0[k]); }
+
+/* Exponents of the pre layers of span d: the largest epost(left) + epost(right) over the
+ * items of every family with rules. */
+static void inside_exponents(cpu_sum_batch *b, int d)
+{
+    const plan *p = &b->p;
+    for (int k = 0; k < p->n; k++) /* fill the span's cells first */
+        for (int i = 0; i + d <= p->len[k]; i++)
+            b->ch[k]->epre[chart_cell(p->len[k], i, i + d)] = 2 * CHART_EXP_NONE;
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        plan_segment sg = p->bin[d * CODEGEN_NFAMILY + f];
+        for (long t = sg.first; b->prog[0]->part[f].nrule && t < sg.first + sg.count; t++) {
+            sum_chart *c = b->ch[b->sent[t]];
+            int e = c->epost[local(b, b->sent[t], b->left[t])] +
+                    c->epost[local(b, b->sent[t], b->right[t])];
+            int *top = &c->epre[local(b, b->sent[t], b->parent[t])];
+            *top = e > *top ? e : *top;
+        }
+    }
+}
+
+/* The binary step: the items of (d, f) through the kernels, a workspace at a time, each
+ * item's parent vector added into its cell's pre layer at the cell's exponent. */
 static cky_status sum_binary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
                              int d, codegen_family_id f)
 {
-    (void)pass;
-    (void)sr;
-    sum_batch *b = ctx;
+    cpu_sum_batch *b = ctx;
     cpu_engine *e = b->e;
-    b->ran[f] = b->prog->part[f].nrule > 0;
-    if (!b->ran[f])
+    if (f == 0)
+        inside_exponents(b, d);
+    const codegen_program *prog = b->prog[0];
+    if (prog->part[f].nrule == 0)
         return CKY_OK;
-    const codegen_classes *cls = &b->prog->classes;
+    const codegen_classes *cls = &prog->classes;
     int nx = cls->n[CODEGEN_X];
-    const int *gl = cls->global[codegen_family_left(f)], *gr = cls->global[codegen_family_right(f)];
-    int nl = cls->n[codegen_family_left(f)], nr = cls->n[codegen_family_right(f)];
-    int nitem = (int)p->bin[d * CODEGEN_NFAMILY + f].count;
-    plan_fill_items(p, d, f, b->left, b->right, b->parent, b->sent);
-    for (int first = 0; first < nitem; first += e->width) {
-        int n = nitem - first < e->width ? nitem - first : e->width;
+    const int *gx = cls->global[CODEGEN_X];
+    codegen_class lc = codegen_family_left(f), rc = codegen_family_right(f);
+    plan_segment sg = p->bin[d * CODEGEN_NFAMILY + f];
+    for (long first = sg.first; first < sg.first + sg.count; first += e->width) {
+        int n = (int)(sg.first + sg.count - first < e->width ? sg.first + sg.count - first
+                                                              : e->width);
         memset(e->parent, 0, (size_t)nx * e->width * sizeof *e->parent);
         for (int t = 0; t < n; t++) {
-            const sum_chart *c = b->ch[b->sent[first + t]];
-            size_t lc = (size_t)(b->left[first + t] - p->cell0[b->sent[first + t]]);
-            size_t rc = (size_t)(b->right[first + t] - p->cell0[b->sent[first + t]]);
-            const float *lv = c->post + lc * c->nsub, *rv = c->post + rc * c->nsub;
-            for (int x = 0; x < nl; x++)
-                e->left[(size_t)x * e->width + t] = lv[gl[x]];
-            for (int x = 0; x < nr; x++)
-                e->right[(size_t)x * e->width + t] = rv[gr[x]];
-            b->iexp[f][first + t] = c->epost[lc] + c->epost[rc];
+            int k = b->sent[first + t];
+            const sum_chart *c = b->ch[k];
+            const float *lv = c->post + local(b, k, b->left[first + t]) * c->nsub;
+            const float *rv = c->post + local(b, k, b->right[first + t]) * c->nsub;
+            for (int x = 0; x < cls->n[lc]; x++)
+                e->left[(size_t)x * e->width + t] = lv[cls->global[lc][x]];
+            for (int x = 0; x < cls->n[rc]; x++)
+                e->right[(size_t)x * e->width + t] = rv[cls->global[rc][x]];
         }
-        cky_status st = cpu_run_family(e, b->prog, f, n);
+        cky_status st = cpu_run_family(e, prog, f, n);
         if (st)
             return st;
-        for (int t = 0; t < n; t++)
-            for (int x = 0; x < nx; x++)
-                b->item[f][(size_t)(first + t) * nx + x] = e->parent[(size_t)x * e->width + t];
+        for (int t = 0; t < n; t++) {
+            int k = b->sent[first + t];
+            sum_chart *c = b->ch[k];
+            size_t cell = local(b, k, b->parent[first + t]);
+            int shift = c->epost[local(b, k, b->left[first + t])] +
+                        c->epost[local(b, k, b->right[first + t])] - c->epre[cell];
+            float *pre = c->pre + cell * c->nsub;
+            for (int x = 0; x < nx; x++) {
+                float v = e->parent[(size_t)x * e->width + t];
+                if (v > 0)
+                    pre[gx[x]] += ldexpf(v, shift);
+            }
+        }
     }
     return CKY_OK;
 }
 
-/* The pre layer of the o-th cell of span d (plan_fill_cells order): its items, of every
- * family in order, brought to the cell's exponent and summed in that order. */
-static void reduce_cell(const sum_batch *b, int d, long o, float *pre, int *epre)
-{
-    const codegen_classes *cls = &b->prog->classes;
-    int nx = cls->n[CODEGEN_X], top = INT_MIN;
-    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-        long per = plan_cell_items((codegen_family_id)f, d);
-        for (long s = 0; b->ran[f] && s < per; s++) {
-            const float *v = b->item[f] + (size_t)(o * per + s) * nx;
-            float m = 0;
-            for (int x = 0; x < nx; x++)
-                m = v[x] > m ? v[x] : m;
-            int k;
-            frexpf(m, &k);
-            if (m > 0 && b->iexp[f][o * per + s] + k > top)
-                top = b->iexp[f][o * per + s] + k;
-        }
-    }
-    *epre = top == INT_MIN ? 0 : top;
-    for (int f = 0; top != INT_MIN && f < CODEGEN_NFAMILY; f++) {
-        long per = plan_cell_items((codegen_family_id)f, d);
-        for (long s = 0; b->ran[f] && s < per; s++) {
-            const float *v = b->item[f] + (size_t)(o * per + s) * nx;
-            int shift = b->iexp[f][o * per + s] - top;
-            for (int x = 0; x < nx; x++)
-                if (v[x] > 0)
-                    pre[cls->global[CODEGEN_X][x]] += ldexpf(v[x], shift);
-        }
-    }
-}
-
-/* post = pre + the sum closure over pre (see cpu_sum.h), then normalized. */
-static void close_unary(const grammar *g, float *tmp, int span, const float *pre, int epre,
-                        float *post, int *epost)
-{
-    const grammar_sum_closure *sc = g->sum;
-    memset(tmp, 0, (size_t)g->nsub_total * sizeof *tmp);
-    for (int P = 0; P < g->nsym; P++) {
-        if (span > 1 && !g->phrasal[P])
-            continue;
-        int np = g->nsub[P];
-        float *acc = tmp + g->sub_offset[P];
-        for (int k = sc->first[P]; k < sc->first[P + 1]; k++) {
-            const grammar_sum_unary *u = &sc->rule[k];
-            const float *child = pre + g->sub_offset[u->child];
-            for (int c = 0; c < g->nsub[u->child]; c++) {
-                if (child[c] == 0)
-                    continue;
-                const double *w = u->prob + (size_t)c * np;
-                for (int x = 0; x < np; x++)
-                    if (w[x] != 0)
-                        acc[x] = fmaf((float)w[x], child[c], acc[x]);
-            }
-        }
-    }
-    for (int x = 0; x < g->nsub_total; x++)
-        post[x] = pre[x] + tmp[x];
-    *epost = epre + cpu_sum_normalize(post, g->nsub_total);
-}
-
-/* The unary step (engine.h): the reduce of each cell of span d (d >= 2), then its unaries. */
+/* The unary step: post = pre + the closure over pre, normalized, for each cell of span d. */
 static cky_status sum_unary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
                             int d)
 {
-    (void)pass;
-    (void)sr;
-    sum_batch *b = ctx;
-    long o = 0;
+    cpu_sum_batch *b = ctx;
+    const sum_unary_table *up = &b->rules->up;
     for (int k = 0; k < p->n; k++)
-        for (int i = 0; i + d <= p->len[k]; i++, o++) {
+        for (int i = 0; i + d <= p->len[k]; i++) {
             sum_chart *c = b->ch[k];
             size_t cell = chart_cell(c->n, i, i + d);
-            float *pre = c->pre + cell * c->nsub;
-            if (d >= 2)
-                reduce_cell(b, d, o, pre, &c->epre[cell]);
-            close_unary(b->e->g, b->tmp, d, pre, c->epre[cell], c->post + cell * c->nsub,
-                        &c->epost[cell]);
+            const float *pre = c->pre + cell * c->nsub;
+            float *post = c->post + cell * c->nsub;
+            for (int x = 0; x < c->nsub; x++)
+                post[x] = pre[x] + sum_rules_row(up, x, pre, d);
+            c->epost[cell] = sum_rules_normalize(post, c->nsub, c->epre[cell]);
         }
     return CKY_OK;
 }
 
 static const engine_ops sum_ops = {sum_binary, sum_unary, NULL};
 
-/* Room for the items of the largest segment and every family's items of the largest span. */
-static cky_status batch_alloc(sum_batch *b, const plan *p, int nx)
-{
-    long most = 1, fam[CODEGEN_NFAMILY] = {1, 1, 1, 1};
-    for (int d = 2; d <= p->maxn; d++)
-        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-            long c = p->bin[d * CODEGEN_NFAMILY + f].count;
-            most = c > most ? c : most;
-            fam[f] = c > fam[f] ? c : fam[f];
-        }
-    b->left = malloc((size_t)most * 4 * sizeof *b->left);
-    int ok = b->left != NULL;
-    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-        b->item[f] = malloc((size_t)fam[f] * nx * sizeof *b->item[f]);
-        b->iexp[f] = malloc((size_t)fam[f] * sizeof *b->iexp[f]);
-        ok = ok && b->item[f] && b->iexp[f];
-    }
-    b->tmp = malloc((size_t)b->e->g->nsub_total * sizeof *b->tmp);
-    if (!ok || !b->tmp)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory for the work items of a batch");
-    b->right = b->left + most;
-    b->parent = b->left + 2 * most;
-    b->sent = b->left + 3 * most;
-    return CKY_OK;
-}
-
-static void batch_release(sum_batch *b)
-{
-    free(b->left);
-    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-        free(b->item[f]);
-        free(b->iexp[f]);
-    }
-    free(b->tmp);
-}
-
 cky_status cpu_engine_inside_sum(cpu_engine *e, const sentence *s, int n, sum_chart **out)
 {
     sum_chart **ch = calloc((size_t)(n ? n : 1), sizeof *ch);
-    int *len = malloc((size_t)(n ? n : 1) * sizeof *len);
     double *buf = malloc((size_t)e->g->nsub_total * sizeof *buf);
-    plan p = {0};
-    sum_batch b = {.e = e, .ch = ch};
-    cky_status st = !ch || !len || !buf ? cky_fail(CKY_ERR_NOMEM, "out of memory") : CKY_OK;
+    cpu_sum_batch b = {0};
+    const sum_rules *rules = NULL;
+    const codegen_program *prog = NULL;
+    cky_status st = !ch || !buf ? cky_fail(CKY_ERR_NOMEM, "out of memory") : CKY_OK;
     if (!st)
-        st = maxrule_check_grammar(e->g);
+        st = cpu_sum_rules(e, &rules);
     if (!st)
-        st = cpu_program(e, CODEGEN_SEMIRING_SUM_PRODUCT, CODEGEN_ROLE_PARENT, &b.prog);
+        st = cpu_program(e, CODEGEN_SEMIRING_SUM_PRODUCT, CODEGEN_ROLE_PARENT, &prog);
     for (int k = 0; k < n && !st; k++) {
-        len[k] = s[k].n;
         st = sum_chart_new(s[k].n, e->g->nsub_total, &ch[k]);
-        if (!st)
-            st = fill_lexical(e->g, ch[k], s[k].words, buf);
+        for (int i = 0; i < s[k].n && !st; i++) /* the one-word cells are a chart's first */
+            st = sum_rules_lexical(e->g, s[k].words[i], i, ch[k]->pre + (size_t)i * ch[k]->nsub,
+                                   &ch[k]->epre[i], buf);
     }
     if (!st)
-        st = plan_new(len, n, &p);
-    if (!st)
-        st = batch_alloc(&b, &p, b.prog->classes.n[CODEGEN_X]);
-    if (!st)
-        st = engine_run_pass(&sum_ops, &b, &p, ENGINE_PASS_INSIDE,
+        st = cpu_sum_batch_new(e, ch, n, 0, &b);
+    if (!st) {
+        b.rules = rules;
+        b.prog[0] = prog;
+        st = engine_run_pass(&sum_ops, &b, &b.p, ENGINE_PASS_INSIDE,
                              CODEGEN_SEMIRING_SUM_PRODUCT);
-    batch_release(&b);
-    plan_free(&p);
-    free(len);
+    }
+    cpu_sum_batch_free(&b);
     free(buf);
     if (st) {
         for (int k = 0; k < n && ch; k++)

@@ -1,23 +1,14 @@
-/* cpu_sum: the sum-product inside pass of the cpu engine (max-rule on the generated kernels,
+/* cpu_sum: the sum-product passes of the cpu engine (max-rule on the generated kernels,
  * issue 13), through the engine's span loop (engine.h) with the sum-product kernels.
  *
- * A sum_chart holds linear inside scores in float32 with one power-of-two exponent per cell
- * and layer (value = float x 2^e), chosen when the layer is finished, so that no sentence of
- * a few hundred words underflows or overflows:
- *   - lexicon (span 1, pre layer): the pruned linear lexical scores (the max-rule decoder's,
- *     grammar/lexicon_berkeley.h) scaled by the power of two that puts their max in
- *     [0.5, 1), then rounded to float;
- *   - binary (pre layer of span d >= 2): each work item (split, family) runs the sum-product
- *     kernels over its children's post layers (scaled), giving a parent vector of exponent
- *     e(left) + e(right), kept per item; the cell's exponent E is the largest item exponent
- *     plus the binary exponent of the item's max, and the cell is the sum of its items
- *     brought to E with ldexpf, in a fixed order (family XX, XT, TX, TT, then split order);
- *   - unary (post layer): pre + the sum closure (grammar.sum) over pre, one fmaf per term in
- *     the grammar's order (closure rule, child substate, parent substate; the parents
- *     allowed as in maxrule/: every symbol over one word, phrasal ones over longer spans),
- *     then scaled exactly by a power of two so that its max is in [0.5, 1).
- * Nothing depends on the batch, the workspace width or the threads: the same bits for any
- * of them. Needs a grammar maxrule_check_grammar accepts (a native .gr file). */
+ * A sum_chart holds linear scores in float32 with one power-of-two exponent per cell and
+ * layer, with the arithmetic of parser/sum_rules.h (the gpu engine's too, bit for bit):
+ * the inside pass fills pre and post, the outside pass opost and opre; the binary steps run
+ * the sum-product kernels (the outside pass the turned ones, codegen_partition_turn) a
+ * workspace at a time and add each work item's vector into its cell at the cell's exponent,
+ * in plan order (inside) or pull order (outside, plan_fill_pull). Nothing depends on the
+ * batch, the workspace width or the threads: the same bits for any of them. Needs a grammar
+ * maxrule_check_grammar accepts. */
 #ifndef CKY_PARSER_CPU_SUM_H
 #define CKY_PARSER_CPU_SUM_H
 
@@ -28,7 +19,7 @@ typedef struct sum_chart {
     float *pre, *post; /* [ncells][nsub], chart_cell order: linear inside scores, scaled */
     int *epre, *epost; /* [ncells]: exponents (value = float x 2^e; 0 for an all-zero layer) */
     /* outside scores (NULL until cpu_engine_outside_sum): opost of the post-unary node (what
-     * the binary parents send), opre of the pre-unary node (opost + the sum closure's terms,
+     * the binary parents send), opre of the pre-unary node (opost + the closure's terms,
      * what a cell's binary rules send on), scaled likewise */
     float *opre, *opost;
     int *eopre, *eopost;
@@ -40,15 +31,8 @@ typedef struct sum_chart {
 cky_status cpu_engine_inside_sum(cpu_engine *e, const sentence *s, int n, sum_chart **out);
 
 /* Outside scores of the n charts of one cpu_engine_inside_sum call (same engine), through
- * the downward span loop with the turned sum-product kernels (codegen_partition_turn): per
- * span, from the longest, each cell's opost (ROOT's 1 at the root) gets its unary outside
- * terms into opre (the sum closure by child, one fmaf per term, then normalized); then each
- * work item sends opre(parent) * inside(right) * w to its left child and opre(parent) *
- * inside(left) * w to its right child, added to the child's opost in a fixed order (per
- * family: every item's left-child terms in item order, then every item's right-child
- * terms), each term vector brought to the child's running exponent (raised, with the sum
- * so far scaled down exactly, when a larger term comes). Same bits for any width, threads
- * and batch. */
+ * the downward span loop: for each span, the terms of its cells' parents (pull lists, the
+ * turned kernels) into opost, then the unary step into opre. */
 cky_status cpu_engine_outside_sum(cpu_engine *e, sum_chart *const *ch, int n);
 
 /* log P(sentence): the log of ROOT's post-unary inside score over the whole sentence

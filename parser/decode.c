@@ -8,10 +8,10 @@
 
 static const decode_def decoders[] = {
     [PARSER_DECODER_VITERBI] = {"viterbi", 1u << ENGINE_PASS_INSIDE, decode_viterbi_chart,
-                                NULL, NULL, NULL},
+                                NULL, NULL, NULL, NULL},
     [PARSER_DECODER_MAXRULE] = {"max-rule", 1u << ENGINE_PASS_INSIDE | 1u << ENGINE_PASS_OUTSIDE,
                                 NULL, decode_maxrule_words, decode_maxrule_cpu,
-                                maxrule_check_grammar},
+                                decode_maxrule_gpu, maxrule_check_grammar},
 };
 
 const decode_def *decode_get(parser_decoder id)

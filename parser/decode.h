@@ -15,6 +15,7 @@
 #include "../viterbi/viterbi.h"
 #include "cpu.h"
 #include "engine.h"
+#include "gpu.h"
 #include "parser.h"
 
 /* Turn the filled chart c of `words` into result r (outcome, score, tree; r starts as
@@ -33,12 +34,17 @@ typedef void (*decode_words_fn)(const grammar *g, const parser_options *o, char 
 typedef cky_status (*decode_cpu_fn)(const grammar *g, const parser_options *o, cpu_engine *e,
                                     const sentence *s, int n, parse_result *out);
 
+/* Decode the n sentences s[0..n) on the gpu engine e (as decode_cpu_fn). */
+typedef cky_status (*decode_gpu_fn)(const grammar *g, const parser_options *o, gpu_engine *e,
+                                    const sentence *s, int n, parse_result *out);
+
 typedef struct decode_def {
     const char *name;
     unsigned passes;       /* bit 1u << p for each engine_pass p it needs */
     decode_chart_fn chart; /* the host decoder of a filled chart (NULL: none yet) */
     decode_words_fn words; /* the ref engine's own decoding (NULL: ref_parse, then chart) */
     decode_cpu_fn cpu;     /* the cpu engine's decoding (NULL: cpu_engine_parse, then chart) */
+    decode_gpu_fn gpu;     /* the gpu engine's decoding (NULL: parser/gpu_viterbi.h) */
     cky_status (*check)(const grammar *g); /* can it decode with g? (NULL: always) */
 } decode_def;
 
@@ -61,6 +67,12 @@ void decode_maxrule_words(const grammar *g, const parser_options *o, char *const
  * outside passes (parser/cpu_sum.h) over groups of sentences, then max-c and the tree
  * through maxrule/ (maxrule_decode_engine). */
 cky_status decode_maxrule_cpu(const grammar *g, const parser_options *o, cpu_engine *e,
+                              const sentence *s, int n, parse_result *out);
+
+/* The max-rule decoder on the gpu engine (decode_maxrule.c): the sum-product passes on the
+ * device (parser/gpu_sum.h), the layers copied back, then max-c and the tree through
+ * maxrule/ on host threads. */
+cky_status decode_maxrule_gpu(const grammar *g, const parser_options *o, gpu_engine *e,
                               const sentence *s, int n, parse_result *out);
 
 /* The Viterbi decoder's result from an exact extraction array (the GPU Viterbi's) of a

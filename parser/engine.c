@@ -1,11 +1,13 @@
 /* engine: the span-length loop (see engine.h). */
 #include "engine.h"
 
-/* The binary step of every family at span length d >= 2. */
+/* The binary step of every family at span length d: inside, into the cells of span d >= 2
+ * from their children; outside, into the cells of span d < maxn from their parents. */
 static cky_status run_binary(const engine_ops *ops, void *ctx, const plan *p, engine_pass pass,
                              codegen_semiring sr, int d)
 {
-    for (int f = 0; f < CODEGEN_NFAMILY && d >= 2; f++) {
+    int has = pass == ENGINE_PASS_INSIDE ? d >= 2 : d < p->maxn;
+    for (int f = 0; f < CODEGEN_NFAMILY && has; f++) {
         cky_status st = ops->binary(ctx, p, pass, sr, d, (codegen_family_id)f);
         if (st)
             return st;
@@ -19,13 +21,9 @@ cky_status engine_run_pass(const engine_ops *ops, void *ctx, const plan *p, engi
     int up = pass == ENGINE_PASS_INSIDE;
     for (int step = 1; step <= p->maxn; step++) {
         int d = up ? step : p->maxn + 1 - step;
-        cky_status st;
-        if (up)
-            st = run_binary(ops, ctx, p, pass, sr, d);
-        else
-            st = ops->unary(ctx, p, pass, sr, d);
+        cky_status st = run_binary(ops, ctx, p, pass, sr, d);
         if (!st)
-            st = up ? ops->unary(ctx, p, pass, sr, d) : run_binary(ops, ctx, p, pass, sr, d);
+            st = ops->unary(ctx, p, pass, sr, d);
         if (!st && ops->span_done)
             st = ops->span_done(ctx, p, pass, d);
         if (st)

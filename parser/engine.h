@@ -4,11 +4,13 @@
  * An engine (cpu, gpu; later several GPUs) fills the charts of a batch laid out by a plan
  * (parser/plan.h). It offers two steps, each for one pass (inside now; outside later) in
  * one semiring (max-plus now; sum-product later):
- *   - binary: the binary rules of family f over the work items of one plan segment (span
- *     length d, family f);
+ *   - binary: the binary rules of family f into the cells of span length d: inside, over
+ *     the work items of plan segment (d, f), from the children; outside, over the pull
+ *     lists of (d, f) (plan_fill_pull), from the parents;
  *   - unary: the closed unary step over the cells of span length d;
- * and engine_run_pass runs them in the pass's order: upward (d = 1 .. maxn; binary families
- * then unary) for inside, downward (d = maxn .. 1; unary then binary families) for outside,
+ * and engine_run_pass runs them in the pass's order, for each span length the binary
+ * families then the unary step: upward (d = 1 .. maxn) for inside, downward (d = maxn ..
+ * 1) for outside,
  * with a per-span hook after each span length (where pruning will go). An engine refuses a
  * pass or semiring it does not implement with CKY_ERR_ARG.
  *
@@ -24,8 +26,9 @@
 typedef enum engine_pass { ENGINE_PASS_INSIDE, ENGINE_PASS_OUTSIDE } engine_pass;
 
 typedef struct engine_ops {
-    /* Family f's binary rules over the work items of span length d >= 2 (plan segment
-     * p->bin[d * CODEGEN_NFAMILY + f]). */
+    /* Family f's binary rules into the cells of span length d: inside (d >= 2) over plan
+     * segment p->bin[d * CODEGEN_NFAMILY + f], outside (d < maxn) over the pull lists of
+     * (d, f). */
     cky_status (*binary)(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
                          int d, codegen_family_id f);
     /* The unary step over the cells of span length d (plan segment p->cell[d]). */

@@ -10,6 +10,8 @@
 
 #include "../kernels/kernels.h"
 #include "../util/clock.h"
+#include "gpu_sum.h"
+#include "sum_rules.h"
 #include "../util/workers.h"
 #include "../viterbi/viterbi.h"
 
@@ -20,7 +22,11 @@ struct gpu_engine {
     gpu_dev *dev;
     int threads;     /* host threads for the lexicon and the item lists */
     gpu_buffer h_lex; /* lexical scores of the one-word cells (pinned) */
+    gpu_buffer h_lexexp; /* their exponents, for the sum-product passes (pinned) */
+    gpu_sum *sum;     /* the sum-product passes, made on first use */
 };
+
+gpu_sum *gpu_engine_sum(gpu_engine *e) { return e->sum; }
 
 void gpu_engine_profile(gpu_engine *e, int on) { e->dev->profile = on; }
 
@@ -54,6 +60,8 @@ void gpu_engine_free(gpu_engine *e)
     if (!e)
         return;
     gpu_buffer_free(&e->h_lex, 1);
+    gpu_buffer_free(&e->h_lexexp, 1);
+    gpu_sum_free(e->sum);
     gpu_dev_free(e->dev);
     free(e);
 }
@@ -64,6 +72,7 @@ typedef struct lex_job {
     const sentence *s;
     const long *word0; /* first one-word cell row of each sentence in the lexical buffer */
     float *out;
+    int *exps; /* not NULL: the sum-product passes' scaled linear scores and exponents */
     int n, next;
     cky_status st;
     char *error;
@@ -86,7 +95,10 @@ static void *lex_worker(void *arg)
         if (k >= j->n)
             break;
         for (int i = 0; i < j->s[k].n; i++) {
-            cky_status st = grammar_score_word(j->g, j->s[k].words[i], i, scratch);
+            float *o = j->out + (size_t)(j->word0[k] + i) * nsub;
+            cky_status st = j->exps ? sum_rules_lexical(j->g, j->s[k].words[i], i, o,
+                                                        j->exps + j->word0[k] + i, scratch)
+                                    : grammar_score_word(j->g, j->s[k].words[i], i, scratch);
             if (st) {
                 pthread_mutex_lock(&j->lock);
                 if (!j->st) {
@@ -96,8 +108,7 @@ static void *lex_worker(void *arg)
                 pthread_mutex_unlock(&j->lock);
                 break;
             }
-            float *o = j->out + (size_t)(j->word0[k] + i) * nsub;
-            for (int x = 0; x < nsub; x++)
+            for (int x = 0; x < nsub && !j->exps; x++)
                 o[x] = (float)scratch[x];
         }
     }
@@ -106,9 +117,9 @@ static void *lex_worker(void *arg)
 }
 
 static cky_status score_words(gpu_engine *e, const sentence *s, int n, const long *word0,
-                              float *out)
+                              float *out, int *exps)
 {
-    lex_job j = {e->g, s, word0, out, n, 0, CKY_OK, NULL, PTHREAD_MUTEX_INITIALIZER};
+    lex_job j = {e->g, s, word0, out, exps, n, 0, CKY_OK, NULL, PTHREAD_MUTEX_INITIALIZER};
     workers_run(e->threads < n ? e->threads : n, lex_worker, &j);
     cky_status st = j.st ? cky_fail(j.st, "%s", j.error ? j.error : "lexicon failed") : CKY_OK;
     free(j.error);
@@ -119,15 +130,18 @@ static cky_status score_words(gpu_engine *e, const sentence *s, int n, const lon
 
 /* Device bytes a sentence of n words needs (charts, items, tree nodes), for sub-batch
  * sizing. */
-static size_t sentence_bytes(const gpu_engine *e, int n)
+static size_t sentence_bytes(const gpu_engine *e, int n, int sum)
 {
     long c[CODEGEN_NFAMILY], nitem = 0;
     plan_count_items(n, c);
     for (int f = 0; f < CODEGEN_NFAMILY; f++)
         nitem += c[f];
     size_t items = (size_t)nitem * 3 + chart_ncells(n) + 1;
-    return chart_ncells(n) * (size_t)e->dev->nsub * 2 * sizeof(float) + items * sizeof(int) +
-           (size_t)(2 * n) * (sizeof(viterbi_node) + sizeof(int)) + 32;
+    size_t b = chart_ncells(n) * (size_t)e->dev->nsub * 2 * sizeof(float) + items * sizeof(int) +
+               (size_t)(2 * n) * (sizeof(viterbi_node) + sizeof(int)) + 32;
+    if (sum)
+        b += chart_ncells(n) * gpu_sum_cell_bytes(e->sum) + nitem * gpu_sum_item_bytes();
+    return b;
 }
 
 /* Filling the work items of a plan, one span length at a time, on host threads. */
@@ -158,7 +172,7 @@ static void *fill_worker(void *arg)
 }
 
 /* The plan of a sub-batch and its host item arrays (gpu_items in the device's h_items). */
-static cky_status plan_build(gpu_engine *e, const sentence *s, int n, plan *p)
+static cky_status plan_build(gpu_engine *e, const sentence *s, int n, int sum, plan *p)
 {
     int *len = malloc((size_t)(n ? n : 1) * sizeof *len);
     if (!len) {
@@ -169,6 +183,8 @@ static cky_status plan_build(gpu_engine *e, const sentence *s, int n, plan *p)
         len[k] = s[k].n;
     cky_status st = plan_new(len, n, p);
     free(len);
+    if (!st && sum && !(st = plan_add_pull(p)))
+        st = gpu_buffer_need(&e->h_lexexp, (size_t)p->nword * sizeof(int), 1);
     if (st || (st = gpu_dev_reserve(e->dev, p, 1)) ||
         (st = gpu_buffer_need(&e->h_lex, (size_t)p->nword * e->dev->nsub * sizeof(float), 1)))
         return st;
@@ -189,10 +205,13 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
 {
     gpu_dev *d = e->dev;
     plan p;
+    int sum = dec->sum;
     double t0 = clock_seconds();
-    cky_status st = plan_build(e, s, n, &p);
+    cky_status st = plan_build(e, s, n, sum, &p);
     if (!st)
         st = gpu_dev_reserve(d, &p, 0);
+    if (!st && sum)
+        st = gpu_sum_reserve(e->sum, &p);
     if (st) {
         plan_free(&p);
         return st;
@@ -208,7 +227,7 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     }
     for (int k = 0, w = 0; k < n; w += p.len[k], k++)
         word0[k] = w;
-    st = score_words(e, s, n, word0, e->h_lex.p);
+    st = score_words(e, s, n, word0, e->h_lex.p, sum ? e->h_lexexp.p : NULL);
 #define TRY(call)                                                                          \
     do {                                                                                   \
         if (!st)                                                                           \
@@ -216,8 +235,11 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     } while (0)
     /* pre starts at -inf (binary results are maxed into it); post needs no fill: the unary
      * step writes every substate of every cell, span by span */
-    TRY(kernels_fill(d->pre.p, p.ncell, d->nsub, d->nsub, KERNELS_NINF_BITS, d->stream));
-    for (int k = 0; k < n && !st; k++) /* the one-word cells of a sentence are its first */
+    if (!st && sum)
+        st = gpu_sum_begin_inside(e->sum, &p, e->h_lex.p, e->h_lexexp.p, word0);
+    else
+        TRY(kernels_fill(d->pre.p, p.ncell, d->nsub, d->nsub, KERNELS_NINF_BITS, d->stream));
+    for (int k = 0; k < n && !st && !sum; k++) /* the one-word cells of a sentence are its first */
         TRY(cudaMemcpyAsync((float *)d->pre.p + (size_t)p.cell0[k] * nsub,
                             (float *)e->h_lex.p + (size_t)word0[k] * nsub,
                             (size_t)p.len[k] * nsub * sizeof(float), cudaMemcpyHostToDevice,
@@ -227,13 +249,23 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     d->stats.seconds[GPU_STAGE_LEXICON] += t2 - t1;
     TRY(cudaMemcpyAsync(d->d_items.p, d->h_items.p, gpu_items_ints(&p) * sizeof(int),
                         cudaMemcpyHostToDevice, d->stream));
+    if (!st && sum)
+        st = gpu_sum_pull(e->sum, &p);
     if (!st)
         st = dec->prepare(dec->ctx, d, &p, s, first);
     TRY(cudaStreamSynchronize(d->stream));
     d->stats.seconds[GPU_STAGE_TRANSFER] += clock_seconds() - t2;
 #undef TRY
-    if (!st)
+    if (!st && !sum)
         st = engine_run_pass(&gpu_dev_ops, d, &p, ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS);
+    if (!st && sum)
+        st = engine_run_pass(&gpu_sum_ops, e->sum, &p, ENGINE_PASS_INSIDE,
+                             CODEGEN_SEMIRING_SUM_PRODUCT);
+    if (!st && sum)
+        st = gpu_sum_begin_outside(e->sum, &p);
+    if (!st && sum)
+        st = engine_run_pass(&gpu_sum_ops, e->sum, &p, ENGINE_PASS_OUTSIDE,
+                             CODEGEN_SEMIRING_SUM_PRODUCT);
     if (!st)
         st = dec->finish(dec->ctx, d, &p, first);
     if (!st)
@@ -265,17 +297,24 @@ cky_status gpu_engine_parse(gpu_engine *e, const sentence *s, int n, const gpu_d
         if (s[k].n < 1)
             return cky_fail(CKY_ERR_ARG, "gpu engine: sentence %d has no words", k + 1);
     gpu_dev *d = e->dev;
+    if (dec->sum && !e->sum) {
+        cky_status st = gpu_sum_new(d, &e->sum);
+        if (st)
+            return st;
+    }
     size_t free_bytes = 0, total = 0;
     GPU_CHECK(cudaMemGetInfo(&free_bytes, &total));
     /* what the device's buffers already hold is reusable */
     size_t budget = (size_t)(MEMORY_SHARE * (double)free_bytes) + d->pre.cap + d->post.cap +
                     d->d_items.cap;
+    if (e->sum)
+        budget += e->sum->opre.cap + e->sum->opost.cap + e->sum->exps.cap + e->sum->d_pull.cap;
     int first = 0, limit = n;
     while (first < n) {
         size_t bytes = 0;
         int m = 0;
         while (first + m < n && m < limit) {
-            size_t b = sentence_bytes(e, s[first + m].n);
+            size_t b = sentence_bytes(e, s[first + m].n, dec->sum);
             if (m > 0 && bytes + b > budget)
                 break;
             bytes += b;

@@ -33,11 +33,17 @@ typedef struct gpu_decoder {
     cky_status (*finish)(void *ctx, gpu_dev *d, const plan *p, int first);
     /* After a failure: drop the results of sentences first .. first + n - 1. */
     void (*discard)(void *ctx, int first, int n);
+    /* 0: the inside pass in max-plus (device charts pre, post: log scores); 1: the inside
+     * and outside passes in sum-product (parser/gpu_sum.h: scaled linear layers). */
+    int sum;
 } gpu_decoder;
 
 /* Open device o->device, compile (or fetch from the cache) the grammar's kernels for it and
  * load them (gpu_dev_new). CKY_ERR_NO_DEVICE without a usable GPU. */
 cky_status gpu_engine_new(const grammar *g, const gpu_dev_options *o, gpu_engine **out);
+
+/* The engine's sum-product state (parser/gpu_sum.h): NULL until a decoder with `sum` ran. */
+struct gpu_sum *gpu_engine_sum(gpu_engine *e);
 
 /* The engine's device (one now). */
 gpu_dev *gpu_engine_dev(gpu_engine *e);

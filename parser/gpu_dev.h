@@ -35,6 +35,7 @@ typedef enum gpu_stage {
     GPU_STAGE_REDUCE,    /* atomic max into the chart */
     GPU_STAGE_UNARY,     /* the closed unary step */
     GPU_STAGE_VITERBI,   /* tree extraction */
+    GPU_STAGE_MAXC,      /* max-rule: max-c scores and trees (host threads) */
     GPU_NSTAGE
 } gpu_stage;
 

@@ -201,7 +201,7 @@ cky_status gpu_viterbi_parse(gpu_viterbi *v, const sentence *s, int n, double *r
     v->root = root;
     v->nodes = nodes;
     v->charts = charts;
-    gpu_decoder dec = {v, prepare, finish, discard};
+    gpu_decoder dec = {v, prepare, finish, discard, 0};
     cky_status st = gpu_engine_parse(v->e, s, n, &dec);
     v->root = NULL;
     v->nodes = NULL;

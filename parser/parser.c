@@ -149,7 +149,7 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     if (opt->engine == PARSER_ENGINE_CPU && !dec->chart && !dec->cpu)
         return cky_fail(CKY_ERR_UNSUPPORTED, "the %s decoder does not run on the cpu engine "
                         "(use --engine ref)", dec->name);
-    if (opt->engine == PARSER_ENGINE_GPU && opt->decoder != PARSER_DECODER_VITERBI)
+    if (opt->engine == PARSER_ENGINE_GPU && opt->decoder != PARSER_DECODER_VITERBI && !dec->gpu)
         return cky_fail(CKY_ERR_UNSUPPORTED, "the gpu engine has no device part for the %s "
                         "decoder yet (use --engine cpu or ref)", dec->name);
     if (dec->check) {
@@ -333,8 +333,21 @@ static cky_status parse_gpu(parser *p, const sentence *s, int n, parse_result *o
                         ? cky_fail(CKY_ERR_NOMEM, "out of memory")
                         : CKY_OK;
     int m = st ? 0 : collect_todo(s, n, out, batch, index);
-    if (!st)
+    if (!st && p->decoder->gpu) { /* the decoder asks the engine for its passes */
+        parse_result *res = calloc((size_t)todo, sizeof *res);
+        if (!res)
+            st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < m && res; k++)
+            res[k] = out[index[k]];
+        if (res)
+            st = p->decoder->gpu(p->g, &p->opt, p->gpu, batch, m, res);
+        for (int k = 0; k < m && res; k++)
+            out[index[k]] = res[k];
+        free(res);
+        m = 0;
+    } else if (!st) {
         st = gpu_viterbi_parse(p->gpu_viterbi, batch, m, root, nodes, charts);
+    }
     for (int k = 0; k < m && !st; k++) {
         finish_gpu(p, &batch[k], root[k], nodes[k], charts ? charts[k] : NULL, &out[index[k]]);
         free(nodes[k]);

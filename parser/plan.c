@@ -29,6 +29,7 @@ void plan_free(plan *p)
     free(p->cell0);
     free(p->bin);
     free(p->cell);
+    free(p->pull);
     memset(p, 0, sizeof *p);
 }
 
@@ -107,6 +108,80 @@ void plan_fill_cells(const plan *p, int d, int *cells)
             cells[m++] = (int)(p->cell0[k] + (long)chart_cell(p->len[k], i, i + d));
     CKY_ASSERT(m == p->cell[d].count, "span %d: %ld cells listed, %ld counted", d, m,
                p->cell[d].count);
+}
+
+/* Walk the pull list (d, f, side) (plan.h): store each item's index into item[] unless
+ * item is NULL; the entries. off[d2], per[d2] (maxn + 1 each) are scratch. */
+static long pull_walk(const plan *p, int d, codegen_family_id f, int side, int *item,
+                      long *off, long *per)
+{
+    for (int d2 = d + 1; d2 <= p->maxn; d2++) {
+        off[d2] = 0;
+        per[d2] = plan_cell_items(f, d2);
+    }
+    long m = 0;
+    for (int k = 0; k < p->n; k++) {
+        int len = p->len[k];
+        for (int i = 0; i + d <= len; i++)
+            for (int d2 = d + 1; d2 <= len; d2++) {
+                /* the parent: (i, i + d2) over a left child, (i + d - d2, i + d) over a
+                 * right one; the item's rank among its parent's splits (one split per
+                 * cell but in family XX) */
+                int h = side ? i + d - d2 : i;
+                if (h < 0 || h + d2 > len)
+                    continue;
+                int sp = side ? i : i + d;
+                if (!codegen_family_has_split(f, h, sp, h + d2))
+                    continue;
+                long rank = f == CODEGEN_XX ? sp - h - 1 : 0;
+                if (item)
+                    item[m] = (int)(p->bin[d2 * CODEGEN_NFAMILY + f].first + off[d2] +
+                                    h * per[d2] + rank);
+                m++;
+            }
+        for (int d2 = d + 1; d2 <= len; d2++)
+            off[d2] += (len - d2 + 1) * per[d2];
+    }
+    return m;
+}
+
+cky_status plan_add_pull(plan *p)
+{
+    size_t nseg = (size_t)(p->maxn + 1) * CODEGEN_NFAMILY * 2;
+    long *off = malloc((size_t)(p->maxn + 1) * 2 * sizeof *off);
+    free(p->pull);
+    p->pull = calloc(nseg, sizeof *p->pull);
+    if (!off || !p->pull) {
+        free(off);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory for the pull lists of a plan");
+    }
+    long m = 0;
+    for (int d = 1; d < p->maxn; d++)
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            for (int side = 0; side < 2; side++) {
+                plan_segment *sg = &p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side];
+                sg->first = m;
+                sg->count = pull_walk(p, d, (codegen_family_id)f, side, NULL, off,
+                                      off + p->maxn + 1);
+                m += sg->count;
+            }
+    p->npull = m;
+    free(off);
+    CKY_ASSERT(m == 2 * p->nitem, "%ld pull entries for %ld items", m, p->nitem);
+    return CKY_OK;
+}
+
+cky_status plan_fill_pull(const plan *p, int d, codegen_family_id f, int side, int *item)
+{
+    long *off = malloc((size_t)(p->maxn + 1) * 2 * sizeof *off);
+    if (!off)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    long m = pull_walk(p, d, f, side, item, off, off + p->maxn + 1);
+    free(off);
+    CKY_ASSERT(m == p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side].count,
+               "pull list (%d, %s, %d): %ld listed, %ld counted", d, codegen_family_name(f),
+               side, m, p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side].count);
+    return CKY_OK;
 }
 
 long plan_root_cell(const plan *p, int k)

@@ -34,6 +34,10 @@ typedef struct plan {
                            family f (zero for d < 2) */
     plan_segment *cell; /* [d], 1 <= d <= maxn: the cells of span d in the order of
                            plan_fill_cells */
+    long npull;         /* entries of the pull lists (2 nitem; 0 until plan_add_pull) */
+    plan_segment *pull; /* [(d * CODEGEN_NFAMILY + f) * 2 + side], 1 <= d < maxn: the pull
+                           list of (d, f, side) in the pull numbering (NULL until
+                           plan_add_pull) */
 } plan;
 
 /* Work items of family f in each cell of span length d (d >= 2; 0 below). */
@@ -57,6 +61,20 @@ void plan_fill_items(const plan *p, int d, codegen_family_id f, int *left, int *
 
 /* Fill the cells of span d, sentence by sentence, start by start, into cells[0 .. count - 1]. */
 void plan_fill_cells(const plan *p, int d, int *cells);
+
+/* The outside passes' listing ("pull" lists): the work items that send to the cells of
+ * span d, per family f and side (0: the item's left child is the cell, 1: its right
+ * child), every item once per side. A pull list runs over the cells of span d in
+ * plan_fill_cells order and, for each cell, over its parents from the shortest; a cell has
+ * at most one item per (family, side, parent span), and each list's items of a cell are
+ * consecutive. Lists are numbered in (d, f, side) order. */
+
+/* Count the pull lists of p (p->npull, p->pull). CKY_ERR_NOMEM. */
+cky_status plan_add_pull(plan *p);
+
+/* Fill the pull list (d, f, side) of p (after plan_add_pull): item[0 .. count - 1] = the
+ * items' indices in the plan's item numbering. CKY_ERR_NOMEM. */
+cky_status plan_fill_pull(const plan *p, int d, codegen_family_id f, int side, int *item);
 
 /* The root cell (0, len[k]) of sentence k in the batch numbering. */
 long plan_root_cell(const plan *p, int k);

@@ -286,9 +286,11 @@ Test(maxrule, parser_dispatch)
     cr_assert_eq(opt.decoder, PARSER_DECODER_VITERBI);
     parser *p;
     opt.decoder = PARSER_DECODER_MAXRULE;
-    opt.engine = PARSER_ENGINE_GPU;
-    cr_assert_eq(parser_new(g, &opt, &p), CKY_ERR_UNSUPPORTED);
-    cr_assert(strstr(cky_last_error(), "cpu or ref"), "%s", cky_last_error());
+    opt.engine = PARSER_ENGINE_GPU; /* every engine has it: no device here is the only error */
+    cky_status st = parser_new(g, &opt, &p);
+    cr_assert(st == CKY_OK || st == CKY_ERR_NO_DEVICE, "%s", cky_last_error());
+    if (!st)
+        parser_free(p);
     opt.threads = 2;
     opt.cache_dir = CKY_BUILD "/test-cache";
     const char *lines[] = {"Stocks fell .", "", "The market closed higher on Friday ."};

@@ -1,0 +1,327 @@
+/* gpu_sum: the sum-product passes on a GPU device (see gpu_sum.h). */
+#include "gpu_sum.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sum_rules.h"
+
+/* ---- setup ---- */
+
+static cky_status load_role(gpu_sum *s, codegen_role role)
+{
+    gpu_dev *d = s->d;
+    codegen_options o;
+    codegen_options_default(&o);
+    char arch[16];
+    snprintf(arch, sizeof arch, "sm_%d%d", d->info.cc_major, d->info.cc_minor);
+    o.arch = arch;
+    o.cache_dir = d->cache_dir;
+    o.semiring = CODEGEN_SEMIRING_SUM_PRODUCT;
+    o.role = role;
+    cky_status st = codegen_compile(d->g, &o, &s->prog[role]);
+    const codegen_classes *a = &s->prog[role] ->classes, *b = &d->prog->classes;
+    for (int c = 0; !st && c < 2; c++)
+        CKY_ASSERT(a->n[c] == b->n[c], "the sum-product kernels' classes differ");
+    for (int f = 0; f < CODEGEN_NFAMILY && !st; f++) {
+        int nk = s->prog[role]->part[f].nkernel;
+        if (!(s->kernel[role][f] = calloc((size_t)nk + 1, sizeof **s->kernel[role])))
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < nk && !st; k++) {
+            const codegen_compiled *c = &s->prog[role]->kernel[f][k];
+            st = gpu_kernel_load(c->cubin, c->cubin_size, c->name, &s->kernel[role][f][k]);
+        }
+    }
+    return st;
+}
+
+/* The device copy of one table (its arrays at *at, advanced). */
+static kernels_sum_table put_table(const sum_unary_table *t, char *host, char *dev, size_t *at)
+{
+    size_t n1 = ((size_t)t->n + 1) * sizeof(int), ne = (size_t)t->first[t->n];
+    kernels_sum_table k;
+    memcpy(host + *at, t->first, n1);
+    k.first = (const int *)(dev + *at);
+    *at += n1;
+    memcpy(host + *at, t->from, ne * sizeof(int));
+    k.from = (const int *)(dev + *at);
+    *at += ne * sizeof(int);
+    memcpy(host + *at, t->w, ne * sizeof(float));
+    k.w = (const float *)(dev + *at);
+    *at += ne * sizeof(float);
+    memcpy(host + *at, t->phrasal, (size_t)t->n);
+    k.phrasal = (const unsigned char *)(dev + *at);
+    *at += ((size_t)t->n + 15) / 16 * 16;
+    return k;
+}
+
+static size_t table_bytes(const sum_unary_table *t)
+{
+    return ((size_t)t->n + 1) * sizeof(int) + (size_t)t->first[t->n] * 8 +
+           ((size_t)t->n + 15) / 16 * 16;
+}
+
+static cky_status upload_tables(gpu_sum *s)
+{
+    sum_rules *r;
+    cky_status st = sum_rules_new(s->d->g, &r);
+    if (st)
+        return st;
+    size_t bytes = table_bytes(&r->up) + table_bytes(&r->down);
+    char *host = malloc(bytes);
+    cudaError_t err = host ? cudaMalloc(&s->tables, bytes) : cudaErrorMemoryAllocation;
+    if (err == cudaSuccess) {
+        size_t at = 0;
+        s->up = put_table(&r->up, host, s->tables, &at);
+        s->down = put_table(&r->down, host, s->tables, &at);
+        err = cudaMemcpy(s->tables, host, bytes, cudaMemcpyHostToDevice);
+    }
+    if (err == cudaSuccess)
+        err = kernels_sum_unary_setup(s->d->nsub);
+    free(host);
+    sum_rules_free(r);
+    return GPU_STATUS(err);
+}
+
+cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
+{
+    gpu_sum *s = calloc(1, sizeof *s);
+    if (!s)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    s->d = d;
+    cky_status st = upload_tables(s);
+    for (int r = 0; r < 3 && !st; r++)
+        st = load_role(s, (codegen_role)r);
+    if (st) {
+        gpu_sum_free(s);
+        return st;
+    }
+    *out = s;
+    return CKY_OK;
+}
+
+void gpu_sum_free(gpu_sum *s)
+{
+    if (!s)
+        return;
+    for (int r = 0; r < 3; r++) {
+        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+            for (int k = 0; s->kernel[r][f] && k < s->prog[r]->part[f].nkernel; k++)
+                gpu_kernel_unload(&s->kernel[r][f][k]);
+            free(s->kernel[r][f]);
+        }
+        codegen_program_free(s->prog[r]);
+    }
+    cudaFree(s->tables);
+    gpu_buffer_free(&s->opre, 0);
+    gpu_buffer_free(&s->opost, 0);
+    gpu_buffer_free(&s->exps, 0);
+    gpu_buffer_free(&s->d_pull, 0);
+    gpu_buffer_free(&s->h_pull, 1);
+    free(s);
+}
+
+size_t gpu_sum_cell_bytes(const gpu_sum *s) { return 2 * (size_t)s->d->nsub * 4 + 4 * 4; }
+
+size_t gpu_sum_item_bytes(void) { return 2 * sizeof(int); }
+
+cky_status gpu_sum_reserve(gpu_sum *s, const plan *p)
+{
+    size_t floats = (size_t)p->ncell * s->d->nsub;
+    cky_status st;
+    if ((st = gpu_buffer_need(&s->opre, floats * sizeof(float), 0)) ||
+        (st = gpu_buffer_need(&s->opost, floats * sizeof(float), 0)) ||
+        (st = gpu_buffer_need(&s->exps, (size_t)p->ncell * 4 * sizeof(int), 0)) ||
+        (st = gpu_buffer_need(&s->d_pull, (size_t)p->npull * sizeof(int), 0)) ||
+        (st = gpu_buffer_need(&s->h_pull, (size_t)p->npull * sizeof(int), 1)))
+        return st;
+    s->epre = s->exps.p;
+    s->epost = s->epre + p->ncell;
+    s->eopre = s->epost + p->ncell;
+    s->eopost = s->eopre + p->ncell;
+    return CKY_OK;
+}
+
+cky_status gpu_sum_pull(gpu_sum *s, const plan *p)
+{
+    int *h = s->h_pull.p;
+    for (int d = 1; d < p->maxn; d++)
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            for (int side = 0; side < 2; side++) {
+                cky_status st = plan_fill_pull(
+                    p, d, (codegen_family_id)f, side,
+                    h + p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side].first);
+                if (st)
+                    return st;
+            }
+    GPU_CHECK(cudaMemcpyAsync(s->d_pull.p, h, (size_t)p->npull * sizeof(int),
+                              cudaMemcpyHostToDevice, s->d->stream));
+    return CKY_OK;
+}
+
+#define NONE2 ((unsigned)(2 * CHART_EXP_NONE))
+
+cky_status gpu_sum_begin_inside(gpu_sum *s, const plan *p, const float *lex, const int *lexexp,
+                                const long *word0)
+{
+    gpu_dev *d = s->d;
+    size_t nsub = (size_t)d->nsub;
+    GPU_CHECK(kernels_fill(d->pre.p, (int)p->ncell, d->nsub, d->nsub, 0, d->stream));
+    GPU_CHECK(kernels_fill(s->epre, 1, (int)p->ncell, 0, NONE2, d->stream));
+    for (int k = 0; k < p->n; k++) { /* the one-word cells of a sentence are its first */
+        GPU_CHECK(cudaMemcpyAsync((float *)d->pre.p + (size_t)p->cell0[k] * nsub,
+                                  lex + (size_t)word0[k] * nsub,
+                                  (size_t)p->len[k] * nsub * sizeof(float),
+                                  cudaMemcpyHostToDevice, d->stream));
+        GPU_CHECK(cudaMemcpyAsync(s->epre + p->cell0[k], lexexp + word0[k],
+                                  (size_t)p->len[k] * sizeof(int), cudaMemcpyHostToDevice,
+                                  d->stream));
+    }
+    return CKY_OK;
+}
+
+cky_status gpu_sum_begin_outside(gpu_sum *s, const plan *p)
+{
+    gpu_dev *d = s->d;
+    GPU_CHECK(kernels_fill(s->opost.p, (int)p->ncell, d->nsub, d->nsub, 0, d->stream));
+    GPU_CHECK(kernels_fill(s->eopost, 1, (int)p->ncell, 0, NONE2, d->stream));
+    GPU_CHECK(kernels_sum_roots(s->opost.p, s->eopost, d->nsub,
+                                gpu_items_at(d->d_items.p, p).roots, p->n, d->stream));
+    return CKY_OK;
+}
+
+/* ---- the steps ---- */
+
+/* The items of a binary step: inside, segment (d, f) sent to the parents; outside, the pull
+ * list (d, f, side) sent to the children. */
+static kernels_sum_items items_of(const gpu_sum *s, const plan *p, engine_pass pass, int d,
+                                  int f, int side)
+{
+    gpu_items it = gpu_items_at(s->d->d_items.p, p);
+    if (pass == ENGINE_PASS_INSIDE)
+        return (kernels_sum_items){NULL, p->bin[d * CODEGEN_NFAMILY + f].first, it.parent,
+                                   it.left, it.right, s->epost, s->epost};
+    const int *list = (const int *)s->d_pull.p + p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side].first;
+    return (kernels_sum_items){list, 0, side ? it.right : it.left, it.parent,
+                               side ? it.left : it.right, s->eopre, s->epost};
+}
+
+static long items_count(const plan *p, engine_pass pass, int d, int f, int side)
+{
+    return pass == ENGINE_PASS_INSIDE ? p->bin[d * CODEGEN_NFAMILY + f].count
+                                      : p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side].count;
+}
+
+/* Run one list of items through the kernels of `role`, `width` at a time, adding each into
+ * its cell (kernels_sum_add). */
+static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
+                           codegen_family_id f, int side)
+{
+    gpu_dev *dev = s->d;
+    int inside = pass == ENGINE_PASS_INSIDE;
+    codegen_role role = inside ? CODEGEN_ROLE_PARENT
+                               : (side ? CODEGEN_ROLE_RIGHT : CODEGEN_ROLE_LEFT);
+    const codegen_partition *part = &s->prog[role]->part[f];
+    codegen_class lc = codegen_family_left(f), rc = codegen_family_right(f);
+    /* the kernels' factors and output: inside (left, right) -> parent; outside (parent's
+     * opre, sibling's post) -> child */
+    codegen_class ca = inside ? lc : CODEGEN_X, cb = inside ? rc : (side ? lc : rc);
+    codegen_class out = inside ? CODEGEN_X : (side ? rc : lc);
+    const codegen_classes *cl = &s->prog[role]->classes;
+    const float *fa = inside ? dev->post.p : s->opre.p;
+    float *dst = inside ? dev->pre.p : s->opost.p;
+    int *top = inside ? s->epre : s->eopost;
+    kernels_sum_items all = items_of(s, p, pass, d, f, side);
+    long count = items_count(p, pass, d, f, side);
+    for (long first = 0; first < count; first += dev->width) {
+        int n = (int)(count - first < dev->width ? count - first : dev->width);
+        kernels_sum_items it = all;
+        if (it.index)
+            it.index += first;
+        else
+            it.first += first;
+        int tiles = (n + KERNELS_TILE - 1) / KERNELS_TILE;
+        cky_status st = gpu_dev_prof_begin(dev);
+        if (st)
+            return st;
+        GPU_CHECK(kernels_fill(dev->ws[2], tiles, cl->n[out] * KERNELS_TILE, dev->tile, 0,
+                               dev->stream));
+        if (it.index) {
+            GPU_CHECK(kernels_gather_index(fa, dev->nsub, it.ca, it.index, n, dev->d_row[ca],
+                                           cl->n[ca], dev->ws[0], dev->tile, dev->stream));
+            GPU_CHECK(kernels_gather_index(dev->post.p, dev->nsub, it.cb, it.index, n,
+                                           dev->d_row[cb], cl->n[cb], dev->ws[1], dev->tile,
+                                           dev->stream));
+        } else {
+            GPU_CHECK(kernels_gather(fa, dev->nsub, it.ca + it.first, n, dev->d_row[ca],
+                                     cl->n[ca], dev->ws[0], dev->tile, dev->stream));
+            GPU_CHECK(kernels_gather(dev->post.p, dev->nsub, it.cb + it.first, n,
+                                     dev->d_row[cb], cl->n[cb], dev->ws[1], dev->tile,
+                                     dev->stream));
+        }
+        if ((st = gpu_dev_prof_end(dev, GPU_STAGE_GATHER)) || (st = gpu_dev_prof_begin(dev)))
+            return st;
+        int tile = dev->tile, chunk = 0;
+        for (int k = 0; k < part->nkernel; k++) {
+            int m = s->kernel[role][f][k].max_threads / CODEGEN_THREADS;
+            m = m > dev->block_tiles ? dev->block_tiles : m < 1 ? 1 : m;
+            void *args[] = {&dev->ws[0], &dev->ws[1], &dev->ws[2], &n, &tile, &chunk};
+            dim3 grid = {(unsigned)((tiles + m - 1) / m), 1, 1};
+            dim3 block = {(unsigned)(CODEGEN_THREADS * m), 1, 1};
+            if ((st = gpu_kernel_launch(&s->kernel[role][f][k], grid, block, args, dev->stream)))
+                return st;
+        }
+        if ((st = gpu_dev_prof_end(dev, (gpu_stage)(GPU_STAGE_XX + f))) ||
+            (st = gpu_dev_prof_begin(dev)))
+            return st;
+        GPU_CHECK(kernels_sum_add(dev->ws[2], tile, it, n, top, dev->d_row[out], cl->n[out], dst,
+                                  dev->nsub, dev->stream));
+        if ((st = gpu_dev_prof_end(dev, GPU_STAGE_REDUCE)))
+            return st;
+        dev->stats.work_items[f] += n;
+        dev->stats.rule_evaluations += (double)n * part->nrule;
+        dev->stats.family_evaluations[f] += (double)n * part->nrule;
+    }
+    return CKY_OK;
+}
+
+static cky_status sum_binary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                             int d, codegen_family_id f)
+{
+    gpu_sum *s = ctx;
+    int sides = pass == ENGINE_PASS_INSIDE ? 1 : 2;
+    if (f == 0) /* the exponents of the span's cells, from every family with rules */
+        for (int g = 0; g < CODEGEN_NFAMILY; g++)
+            for (int side = 0; side < sides && s->prog[0]->part[g].nrule; side++)
+                GPU_CHECK(kernels_sum_exp(items_of(s, p, pass, d, g, side),
+                                          (int)items_count(p, pass, d, g, side),
+                                          pass == ENGINE_PASS_INSIDE ? s->epre : s->eopost,
+                                          s->d->stream));
+    for (int side = 0; side < sides && s->prog[0]->part[f].nrule; side++) {
+        cky_status st = run_list(s, p, pass, d, f, side);
+        if (st)
+            return st;
+    }
+    return CKY_OK;
+}
+
+static cky_status sum_unary(void *ctx, const plan *p, engine_pass pass, codegen_semiring sr,
+                            int d)
+{
+    gpu_sum *s = ctx;
+    gpu_dev *dev = s->d;
+    cky_status st = gpu_dev_prof_begin(dev);
+    if (st)
+        return st;
+    plan_segment sg = p->cell[d];
+    const int *cells = gpu_items_at(dev->d_items.p, p).cells + sg.first;
+    if (pass == ENGINE_PASS_INSIDE)
+        GPU_CHECK(kernels_sum_unary(dev->pre.p, s->epre, dev->post.p, s->epost, dev->nsub, cells,
+                                    (int)sg.count, d, s->up, dev->stream));
+    else
+        GPU_CHECK(kernels_sum_unary(s->opost.p, s->eopost, s->opre.p, s->eopre, dev->nsub, cells,
+                                    (int)sg.count, d, s->down, dev->stream));
+    return gpu_dev_prof_end(dev, GPU_STAGE_UNARY);
+}
+
+const engine_ops gpu_sum_ops = {sum_binary, sum_unary, NULL};

@@ -1,0 +1,55 @@
+/* gpu_sum: the sum-product passes (inside and outside, for max-rule) on one GPU device, with
+ * the arithmetic of parser/sum_rules.h: the same bits as the cpu engine's sum_chart.
+ *
+ * Made on a device on first use (the sum-product kernels of the three roles are compiled or
+ * fetched from the cache then). For each sub-batch the device charts of gpu_dev (pre, post)
+ * hold the scaled inside layers, and gpu_sum adds the outside layers (opre, opost), the four
+ * exponent arrays and the pull lists. The steps (gpu_sum_ops, ctx: the gpu_sum) enqueue on
+ * the device's stream; the binary steps run the generated kernels a workspace at a time and
+ * add the work items into their cells with kernels_sum_add, in plan order (inside) or pull
+ * order (outside), at exponents set by kernels_sum_exp before the span's first family. */
+#ifndef CKY_PARSER_GPU_SUM_H
+#define CKY_PARSER_GPU_SUM_H
+
+#include "../kernels/kernels.h"
+#include "gpu_dev.h"
+
+typedef struct gpu_sum {
+    gpu_dev *d;
+    codegen_program *prog[3];               /* sum-product kernels by codegen_role */
+    gpu_kernel *kernel[3][CODEGEN_NFAMILY];
+    void *tables;                           /* one device allocation: up and down */
+    kernels_sum_table up, down;
+    gpu_buffer opre, opost, exps;           /* device: outside layers; 4 x ncell ints */
+    gpu_buffer d_pull, h_pull;              /* pull lists (device; pinned host) */
+    int *epre, *epost, *eopre, *eopost;     /* in exps, for the current plan */
+} gpu_sum;
+
+/* The sum-product state of device d for grammar d->g (maxrule_check_grammar's errors). */
+cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out);
+
+void gpu_sum_free(gpu_sum *s);
+
+/* Device bytes per cell beyond the Viterbi charts (for sub-batch sizing), and per item. */
+size_t gpu_sum_cell_bytes(const gpu_sum *s);
+size_t gpu_sum_item_bytes(void);
+
+/* Room for plan p (which has its pull lists, plan_add_pull): outside layers and exponents
+ * on the device, pull lists on the host. */
+cky_status gpu_sum_reserve(gpu_sum *s, const plan *p);
+
+/* Fill the pull lists of p into the host buffer and enqueue their upload. */
+cky_status gpu_sum_pull(gpu_sum *s, const plan *p);
+
+/* Enqueue the start of the inside pass: pre all zero, epre 2 CHART_EXP_NONE (raised span by
+ * span), the lexical layers of the one-word cells (lex[w * nsub ..], lexexp[w]: word w of the
+ * batch, sentence by sentence; host memory that stays valid until the stream is synced). */
+cky_status gpu_sum_begin_inside(gpu_sum *s, const plan *p, const float *lex, const int *lexexp,
+                                const long *word0);
+
+/* Enqueue the start of the outside pass: opost zero but ROOT's 1 at the roots. */
+cky_status gpu_sum_begin_outside(gpu_sum *s, const plan *p);
+
+extern const engine_ops gpu_sum_ops;
+
+#endif

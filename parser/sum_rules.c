@@ -1,0 +1,142 @@
+/* sum_rules: the shared tables and layer arithmetic of the sum-product passes (see
+ * sum_rules.h). */
+#include "sum_rules.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "../grammar/lexicon_berkeley.h"
+#include "../maxrule/maxrule.h"
+
+static void table_free(sum_unary_table *t)
+{
+    free(t->first);
+    free(t->from);
+    free(t->w);
+    free(t->phrasal);
+}
+
+void sum_rules_free(sum_rules *r)
+{
+    if (!r)
+        return;
+    table_free(&r->up);
+    table_free(&r->down);
+    free(r);
+}
+
+static cky_status table_alloc(sum_unary_table *t, int n, long entries)
+{
+    t->n = n;
+    t->first = calloc((size_t)n + 1, sizeof *t->first);
+    t->from = malloc((size_t)(entries ? entries : 1) * sizeof *t->from);
+    t->w = malloc((size_t)(entries ? entries : 1) * sizeof *t->w);
+    t->phrasal = malloc((size_t)(n ? n : 1));
+    if (!t->first || !t->from || !t->w || !t->phrasal)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory for the unary closure tables");
+    return CKY_OK;
+}
+
+/* Fill table t, rows of symbol `row_sym`'s substates, from the rules of each row symbol
+ * (up: by parent; down: by child); `count` only counts the entries into t->first. */
+static void table_fill(const grammar *g, sum_unary_table *t, int up, int count)
+{
+    const grammar_sum_closure *s = g->sum;
+    long m = 0;
+    for (int S = 0; S < g->nsym; S++) {
+        int ns = g->nsub[S];
+        int lo = up ? s->first[S] : s->child_first[S];
+        int hi = up ? s->first[S + 1] : s->child_first[S + 1];
+        for (int x = 0; x < ns; x++) {
+            int row = g->sub_offset[S] + x;
+            t->phrasal[row] = g->phrasal[S];
+            for (int k = lo; k < hi; k++) {
+                const grammar_sum_unary *u = &s->rule[up ? k : s->by_child[k]];
+                int other = up ? u->child : u->parent;
+                int np = g->nsub[u->parent];
+                for (int o = 0; o < g->nsub[other]; o++) {
+                    /* prob[c * np + p]: child substate c, parent substate p */
+                    double w = up ? u->prob[(size_t)o * np + x] : u->prob[(size_t)x * np + o];
+                    if (w == 0)
+                        continue;
+                    if (!count) {
+                        t->from[m] = g->sub_offset[other] + o;
+                        t->w[m] = (float)w;
+                    }
+                    m++;
+                }
+            }
+            if (count)
+                t->first[row + 1] = (int)m;
+        }
+    }
+}
+
+static cky_status table_new(const grammar *g, sum_unary_table *t, int up)
+{
+    sum_unary_table c = {.phrasal = malloc((size_t)g->nsub_total + 1),
+                         .first = calloc((size_t)g->nsub_total + 1, sizeof(int))};
+    if (!c.phrasal || !c.first) {
+        table_free(&c);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory for the unary closure tables");
+    }
+    table_fill(g, &c, up, 1);
+    long entries = c.first[g->nsub_total];
+    cky_status st = table_alloc(t, g->nsub_total, entries);
+    if (!st) {
+        for (int x = 0; x <= g->nsub_total; x++)
+            t->first[x] = c.first[x];
+        table_fill(g, t, up, 0);
+    }
+    table_free(&c);
+    return st;
+}
+
+cky_status sum_rules_new(const grammar *g, sum_rules **out)
+{
+    cky_status st = maxrule_check_grammar(g);
+    if (st)
+        return st;
+    sum_rules *r = calloc(1, sizeof *r);
+    if (!r)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    if ((st = table_new(g, &r->up, 1)) || (st = table_new(g, &r->down, 0))) {
+        sum_rules_free(r);
+        return st;
+    }
+    *out = r;
+    return CKY_OK;
+}
+
+int sum_rules_normalize(float *v, int n, int e)
+{
+    float m = 0;
+    for (int x = 0; x < n; x++)
+        m = v[x] > m ? v[x] : m;
+    if (m <= 0)
+        return CHART_EXP_NONE;
+    int k;
+    frexpf(m, &k);
+    for (int x = 0; x < n; x++)
+        v[x] = ldexpf(v[x], -k);
+    return e + k;
+}
+
+cky_status sum_rules_lexical(const grammar *g, const char *word, int loc, float *pre,
+                             int *epre, double *buf)
+{
+    int nsub = g->nsub_total;
+    cky_status st = lexicon_berkeley_score_linear(g, word, loc, 1, buf);
+    if (st)
+        return st;
+    double m = 0;
+    for (int x = 0; x < nsub; x++)
+        m = buf[x] > m ? buf[x] : m;
+    int k = 0;
+    if (m > 0)
+        frexp(m, &k);
+    for (int x = 0; x < nsub; x++)
+        pre[x] = (float)ldexp(buf[x], -k);
+    *epre = m > 0 ? k : CHART_EXP_NONE;
+    return CKY_OK;
+}
