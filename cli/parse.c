@@ -10,6 +10,7 @@
 #include "../corpus_tools/evalb.h"
 #include "../corpus_tools/tokenize.h"
 #include "../corpus_tools/tree.h"
+#include "../maxrule/maxrule.h"
 #include "../parser/parser.h"
 #include "../util/io.h"
 #include "../util/output.h"
@@ -622,6 +623,11 @@ int cli_parse(int argc, char **argv)
         rc = cli_error("parse", "out of memory");
     } else if (grammar_load(o.grammar, &g) || parser_new(g, &o.popt, &rn.p)) {
         rc = cli_error("parse", "%s", cky_last_error());
+    } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !maxrule_grammar_is_exact(g)) {
+        fprintf(stderr, "cky parse: note: %s is a text export, which lacks the sum closure "
+                "of the unary rules: max-rule uses its closed Viterbi unaries instead, so the "
+                "trees approximate the Berkeley parser's (its .gr file gives them exactly)\n",
+                o.grammar);
     }
     guard_signals_catch();
     if (!rc)
