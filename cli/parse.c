@@ -10,6 +10,7 @@
 #include "../corpus_tools/evalb.h"
 #include "../corpus_tools/tokenize.h"
 #include "../corpus_tools/tree.h"
+#include "../maxrule/maxrule.h"
 #include "../parser/parser.h"
 #include "../util/io.h"
 #include "../util/output.h"
@@ -50,7 +51,8 @@ static const char usage_text[] =
     "                          maximizes the product of its rules' posteriors, the Berkeley\n"
     "                          parser's default; it runs with --engine ref (the engine when\n"
     "                          none is given; double precision) or cpu (the sum-product\n"
-    "                          kernels in float32, scaled) and needs a native .gr grammar\n"
+    "                          kernels in float32, scaled); exact with a native .gr grammar,\n"
+    "                          approximate with a text export (a note on stderr says so)\n"
     "      --score             viterbi: prefix each tree with the root log score of the best\n"
     "                          parse and a tab (-inf when there is no parse); maxrule: with\n"
     "                          log P(sentence), a tab, the tree's max-rule score and a tab\n"
@@ -617,6 +619,11 @@ int cli_parse(int argc, char **argv)
         rc = cli_error("parse", "out of memory");
     } else if (grammar_load(o.grammar, &g) || parser_new(g, &o.popt, &rn.p)) {
         rc = cli_error("parse", "%s", cky_last_error());
+    } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !maxrule_grammar_is_exact(g)) {
+        fprintf(stderr, "cky parse: note: %s is a text export, which lacks the sum closure "
+                "of the unary rules: max-rule uses its closed Viterbi unaries instead, so the "
+                "trees approximate the Berkeley parser's (its .gr file gives them exactly)\n",
+                o.grammar);
     }
     guard_signals_catch();
     if (!rc)

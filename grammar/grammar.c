@@ -19,6 +19,7 @@ struct grammar_builder {
     int nunary, cap_unary;
     grammar_unary *unary;
     grammar_sum_closure *sum;
+    int sum_from_unary; /* derive sum from the unaries at finish (builder_sum_from_unary) */
 };
 
 double grammar_log(double x)
@@ -150,6 +151,8 @@ void builder_set_sum(grammar_builder *b, grammar_sum_closure *sum)
     b->sum = sum;
 }
 
+void builder_sum_from_unary(grammar_builder *b) { b->sum_from_unary = 1; }
+
 void grammar_sum_free(grammar_sum_closure *sum)
 {
     if (!sum)
@@ -165,10 +168,11 @@ void grammar_sum_free(grammar_sum_closure *sum)
 }
 
 /* Prune a binary rule's full linear table to its non-zero rows, in log space and, for a
- * grammar with the sum unary closure (the only one max-rule decodes), as pruned linear
+ * grammar with a sum unary closure (the only one max-rule decodes), as pruned linear
  * probabilities (prob; NULL otherwise, which saves half the memory of the rule tables). */
 static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
 {
+    int linear = b->sum || b->sum_from_unary;
     int nl = b->nsub[r->left], nr = b->nsub[r->right], np = b->nsub[r->parent];
     double *full = r->score;
     int nrow = 0;
@@ -181,8 +185,8 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
     r->row_l = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
     r->row_r = malloc((size_t)(nrow ? nrow : 1) * sizeof(int));
     double *score = malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double));
-    double *prob = b->sum ? malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double)) : NULL;
-    if (!r->row_l || !r->row_r || !score || (b->sum && !prob)) {
+    double *prob = linear ? malloc((size_t)(nrow ? nrow : 1) * np * sizeof(double)) : NULL;
+    if (!r->row_l || !r->row_r || !score || (linear && !prob)) {
         free(score);
         free(prob);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -282,6 +286,10 @@ cky_status builder_finish(grammar_builder *b, grammar_lexicon *lex, const char *
         (st = index_by_parent(b->unary, b->nunary, sizeof *b->unary, b->nsym, unary_parent,
                               &g->unary_first)))
         goto fail;
+    if (b->sum_from_unary && !b->sum &&
+        (st = grammar_sum_from_unary(b->nsym, b->nsub, b->unary, b->nunary, g->unary_first,
+                                     &b->sum)))
+        goto fail;
 
     g->nsym = b->nsym;
     g->name = b->name;
@@ -310,6 +318,7 @@ cky_status builder_finish(grammar_builder *b, grammar_lexicon *lex, const char *
     return CKY_OK;
 fail:
     free(g ? g->binary_first : NULL);
+    free(g ? g->unary_first : NULL);
     free(g);
     builder_free(b);
     if (lex)

@@ -28,7 +28,7 @@ typedef struct grammar_binary {
     int *row_l, *row_r;
     double *score;
     double *prob; /* the same rows as LINEAR probabilities (pruned ones 0), for max-rule;
-                     NULL unless the grammar has the sum closure (grammar.sum) */
+                     NULL unless the grammar has a sum closure (grammar.sum) */
 } grammar_binary;
 
 /* Closed Viterbi unary rules P -> C (P != C; identity rules are not stored):
@@ -38,11 +38,16 @@ typedef struct grammar_unary {
     double *score;
 } grammar_unary;
 
-/* The sum closure of the unary rules (closedSumRulesWithParent/Child and closedSumPaths of a
- * native .gr file), used by the max-rule decoder: LINEAR probabilities prob[c * nsub[P] + p],
- * with the jar's parse-time pruning (the derived rules that the file shares with
- * unaryRulesWithParent have values <= 1e-10 set to 0; the others are kept as stored).
- * Identity rules are not stored. */
+/* The sum closure of the unary rules, used by the max-rule decoder: LINEAR probabilities
+ * prob[c * nsub[P] + p]. Identity rules are not stored (the passes add the closure's terms
+ * to the values before it: post = pre + closure(pre)).
+ *  - A native .gr file: its closedSumRulesWithParent/Child and closedSumPaths, with the jar's
+ *    parse-time pruning (the derived rules that the file shares with unaryRulesWithParent
+ *    have values <= 1e-10 set to 0; the others are kept as stored).
+ *  - A text export, which has no sum closure: its closed Viterbi unaries stand in for one
+ *    (max_closure = 1): one rule per (P, C) of grammar.unary, in that order, prob = exp of
+ *    its score; by_child lists a child's rules in ascending parent order; path is all 0 (the
+ *    export names no intermediate symbols). Max-rule trees then approximate the jar's. */
 typedef struct grammar_sum_unary {
     int parent, child;
     double *prob;
@@ -56,6 +61,7 @@ typedef struct grammar_sum_closure {
     int *child_first;        /* [nsym + 1]: child C owns by_child[child_first[C] .. [C+1]) */
     int *path;               /* [nsym * nsym]: closedSumPaths[P][C], the intermediate symbol
                                 restored by max-rule extraction when > 0 */
+    int max_closure;         /* 1: the max (Viterbi) closure of a text export stands in */
 } grammar_sum_closure;
 
 typedef struct grammar_lexicon grammar_lexicon; /* the lexicon (text table or Berkeley's) */
@@ -76,7 +82,8 @@ typedef struct grammar {
     grammar_unary *unary;   /* sorted by parent; within a parent in the file's order */
     int *unary_first;       /* [nsym + 1], like binary_first */
 
-    grammar_sum_closure *sum; /* NULL unless loaded from a native .gr file */
+    grammar_sum_closure *sum; /* from a .gr file or a text export; NULL for a .gr file
+                                 without one */
 
     grammar_lexicon *lexicon;
     char *source;           /* the path or prefix it was loaded from */

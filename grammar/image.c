@@ -11,7 +11,7 @@
 #include "../util/workers.h"
 
 #define IMG_MAGIC "CKYGRAM" /* with its NUL, 8 bytes */
-#define IMG_FORMAT 2u
+#define IMG_FORMAT 3u /* 3: text exports carry a sum closure (max_closure saved) */
 #define IMG_MAX_SUB 4096 /* builder_add_symbol's limit */
 
 typedef struct img_header {
@@ -160,6 +160,7 @@ static void save_ints(img_out *w, const int *v, size_t n) { img_put(w, v, n * si
 static void save_sum(img_out *w, const grammar *g, const grammar_sum_closure *s)
 {
     img_put_i64(w, s->n);
+    img_put_i64(w, s->max_closure);
     for (int i = 0; i < s->n; i++) {
         int pc[2] = {s->rule[i].parent, s->rule[i].child};
         save_ints(w, pc, 2);
@@ -337,6 +338,7 @@ static grammar_sum_closure *open_sum(img_in *in, const grammar *g, int *nomem)
         return NULL;
     }
     s->n = n;
+    s->max_closure = (int)img_get_i64(in, 0, 1);
     for (int i = 0; i < n && !in->bad; i++) {
         const int *pc = get_ints(in, 2, 0, g->nsym - 1, 0, nomem);
         if (!pc)

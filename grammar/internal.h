@@ -48,8 +48,19 @@ cky_status builder_adopt_binary(grammar_builder *b, int parent, int left, int ri
  * rules (P == C) are ignored. */
 cky_status builder_add_unary(grammar_builder *b, int parent, int child, const double *prob);
 
-/* Hand the sum closure (native files only) to the builder, which owns it from now on. */
+/* Hand the sum closure (native files) to the builder, which owns it from now on. */
 void builder_set_sum(grammar_builder *b, grammar_sum_closure *sum);
+
+/* Make builder_finish derive the sum closure from the closed Viterbi unaries (text exports,
+ * which have no other; see grammar_sum_closure.max_closure). */
+void builder_sum_from_unary(grammar_builder *b);
+
+/* The sum closure standing in for the closed Viterbi unaries unary[0..nunary), sorted by
+ * parent with the index unary_first[nsym + 1] and without identity rules, as
+ * grammar_sum_closure documents for a text export (max_closure = 1). */
+cky_status grammar_sum_from_unary(int nsym, const int *nsub, const grammar_unary *unary,
+                                  int nunary, const int *unary_first,
+                                  grammar_sum_closure **out);
 
 /* Free a sum closure and everything it holds (NULL is fine). */
 void grammar_sum_free(grammar_sum_closure *sum);

@@ -430,6 +430,13 @@ cky_status lexicon_berkeley_check(const grammar *g)
 cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int loc, int pruned,
                                          double *out)
 {
+    if (pruned && g->lexicon && g->lexicon->kind == IMG_LEXICON_TEXT) {
+        /* a text export: the exp of the log scores it gives the parser (exp(-inf) = 0) */
+        cky_status st = grammar_score_word(g, word, loc, out);
+        for (int i = 0; !st && i < g->nsub_total; i++)
+            out[i] = exp(out[i]);
+        return st;
+    }
     cky_status st = lexicon_berkeley_check(g);
     if (st)
         return st;

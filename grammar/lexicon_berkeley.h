@@ -8,7 +8,8 @@
  * the 1e-87 floor, the substate smoother, log with NaN -> -inf. The counts are kept as the
  * file has them; the parser's load-time pruning (wordToTagCounters entries < 1e-10 read as 0,
  * §3.3) is applied when scoring for the grammar (grammar_score_word) and on request in linear
- * mode. The reference tables in ../shared/reference/lexicon were made without it. */
+ * mode. The reference tables in ../shared/reference/lexicon were made without it.
+ * lexicon_berkeley_score_linear also serves the text export's lexicon (exp of its scores). */
 #ifndef CKY_GRAMMAR_LEXICON_BERKELEY_H
 #define CKY_GRAMMAR_LEXICON_BERKELEY_H
 
@@ -57,8 +58,10 @@ cky_status lexicon_berkeley_check(const grammar *g);
 /* LINEAR scores of `word` at 0-based position `loc`, as SophisticatedLexicon.score returns
  * them before the log: out[nsub_total], 0 for phrasal substates. `pruned` = 1 applies the
  * parse-time pruning (the values whose logs grammar_score_word gives), 0 scores the counts as
- * stored in the file. CKY_ERR_UNSUPPORTED if g's lexicon is not a Berkeley lexicon (the text
- * export lacks the raw counts). */
+ * stored in the file. The one entry point of linear lexical scores (the max-rule decoder and
+ * the cpu engine's sum-product pass): for a grammar loaded from a text export, `pruned` = 1
+ * gives the exp of grammar_score_word's scores, and `pruned` = 0 is CKY_ERR_UNSUPPORTED (the
+ * export lacks the raw counts), as is any other lexicon. */
 cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int loc, int pruned,
                                          double *out);
 

@@ -11,7 +11,8 @@
  * Rules keep the file's order: a parent's binary rules in the order their (P, L, R) first
  * appears, likewise unaries by (P, C). A line repeated with another value (berkeley-eng-sm1
  * repeats "PRN_0 -> WHADJP_0" at its end) keeps the larger value. The builder applies the
- * parse-time pruning and takes logs. */
+ * parse-time pruning and takes logs, and derives from the closed Viterbi unaries the sum
+ * closure that the export lacks (text_sum.c), for the max-rule decoder. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -447,6 +448,7 @@ cky_status grammar_load_text(const char *prefix, grammar **out)
         builder_free(b);
         goto done;
     }
+    builder_sum_from_unary(b);
     st = builder_finish(b, lexicon_text_base(lex), prefix, out); /* consumes b and lex */
     lex = NULL;
 done:

@@ -18,13 +18,14 @@ cky_status maxrule_check_grammar(const grammar *g)
     if (!g->sum)
         return cky_fail(CKY_ERR_UNSUPPORTED,
                         "%s: the max-rule decoder needs the sum closure of the unary rules, "
-                        "which only the native .gr file has: use the .gr file, not the text "
-                        "export", g->source);
-    if (lexicon_berkeley_check(g))
+                        "which this grammar file lacks", g->source);
+    if (!g->sum->max_closure && lexicon_berkeley_check(g))
         return cky_fail(CKY_ERR_UNSUPPORTED, "%s: the max-rule decoder needs the native .gr "
                         "file's lexicon: %s", g->source, cky_last_error());
     return CKY_OK;
 }
+
+int maxrule_grammar_is_exact(const grammar *g) { return g->sum && !g->sum->max_closure; }
 
 void mr_chart_release(mr_chart *c)
 {

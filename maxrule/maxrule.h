@@ -19,8 +19,10 @@
  *
  * The loops, their order and every operand order follow the jar, so log P(sentence) and the
  * max-rule score reproduce its output (../shared/reference/berkeley/\*exhaustive-maxrule.tsv)
- * to the last bits or nearly, and the trees are the same. Needs a native .gr grammar: the
- * text export has neither the sum closure nor the lexicon's raw counts. */
+ * to the last bits or nearly, and the trees are the same. That needs a native .gr grammar:
+ * the text export has neither the sum closure nor the lexicon's raw counts. On a text export
+ * the decoder runs with its closed Viterbi unaries as the closure and the exp of its lexicon
+ * scores (maxrule_grammar_is_exact is 0): an approximation, for measuring speed. */
 #ifndef CKY_MAXRULE_H
 #define CKY_MAXRULE_H
 
@@ -46,9 +48,15 @@ typedef struct maxrule_result {
     tree *tree;    /* the un-annotated Penn Treebank tree (ROOT label ""); NULL if no tree */
 } maxrule_result;
 
-/* CKY_OK if g can be parsed with max-rule; CKY_ERR_UNSUPPORTED with a message saying to use
- * the native .gr file otherwise (a text export lacks the sum unary closure). */
+/* CKY_OK if g can be parsed with max-rule (a native .gr file with its sum closure, or a text
+ * export: see maxrule_grammar_is_exact); CKY_ERR_UNSUPPORTED with a message otherwise. */
 cky_status maxrule_check_grammar(const grammar *g);
+
+/* 1 if max-rule on g is the jar's (a native .gr file's sum closure and lexicon); 0 for a text
+ * export, whose closed Viterbi (max) unaries stand in for the sum closure it lacks
+ * (grammar_sum_closure.max_closure) and whose lexicon lacks the unseen-pair scores: the
+ * trees then approximate the jar's. */
+int maxrule_grammar_is_exact(const grammar *g);
 
 /* Parse words[0..n) (n >= 1) exhaustively with max-rule. opt may be NULL (defaults). A
  * sentence without a parse is not an error: out->tree is NULL and the scores -inf (loglik is

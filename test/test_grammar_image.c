@@ -36,6 +36,7 @@ static void compare_sum(const grammar *a, const grammar *b)
         return;
     const grammar_sum_closure *x = a->sum, *y = b->sum;
     cr_assert_eq(x->n, y->n);
+    cr_assert_eq(x->max_closure, y->max_closure);
     for (int i = 0; i < x->n; i++) {
         cr_assert_eq(x->rule[i].parent, y->rule[i].parent);
         cr_assert_eq(x->rule[i].child, y->rule[i].child);

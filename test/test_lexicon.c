@@ -168,6 +168,35 @@ Test(lexicon, text_export_has_no_raw_counts)
     grammar_free(g);
 }
 
+/* The linear scores of a text export (max-rule on it): the exp of its log scores, 0 for
+ * phrasal substates, known, rare and unknown words alike. */
+Test(lexicon, text_export_linear_is_exp_of_log)
+{
+    grammar *g = NULL;
+    cr_assert_eq(grammar_load_text(GRAMMARS "sample-sm3/sample-sm3", &g), CKY_OK, "%s",
+                 cky_last_error());
+    double *lin = malloc((size_t)g->nsub_total * sizeof *lin);
+    double *lg = malloc((size_t)g->nsub_total * sizeof *lg);
+    static const char *const words[] = {"the", "company", "Xylophonic", "1987", ",", "'s"};
+    for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+        cr_assert_eq(lexicon_berkeley_score_linear(g, words[w], 1, 1, lin), CKY_OK, "%s",
+                     cky_last_error());
+        cr_assert_eq(grammar_score_word(g, words[w], 1, lg), CKY_OK);
+        int nonzero = 0;
+        for (int x = 0; x < g->nsub_total; x++) {
+            cr_assert_eq(lin[x], exp(lg[x]), "%s: substate %d", words[w], x);
+            nonzero += lin[x] > 0;
+        }
+        cr_assert_gt(nonzero, 0, "%s", words[w]);
+        for (int t = 0; t < g->nsym; t++)
+            for (int x = 0; g->phrasal[t] && x < g->nsub[t]; x++)
+                cr_assert_eq(lin[g->sub_offset[t] + x], 0.0);
+    }
+    free(lin);
+    free(lg);
+    grammar_free(g);
+}
+
 /* `cky lexicon` end to end: the same rows as the reference, values within 1 ulp. */
 Test(lexicon, command_reproduces_reference, .timeout = 60)
 {

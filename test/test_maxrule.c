@@ -2,10 +2,11 @@
  * own unpruned max-rule output (../shared/reference/berkeley/\*exhaustive-maxrule.tsv: log
  * likelihood and max-rule score within 1e-9 relative, the same tree); the scaled passes agree
  * with the unscaled ones; a sentence whose probability underflows goes through the scaled
- * passes to a finite score and a tree; the sum closure is loaded from .gr files and its
- * absence (text export) is refused with a clear message; the --score layout; the parser's
- * decoder option; cky parse --engine cpu --decoder maxrule (same output for two workspaces,
- * the ref engine's trees). */
+ * passes to a finite score and a tree; the sum closure is loaded from .gr files, and a text
+ * export's closed Viterbi unaries stand in for it (not exact); the --score layout; the
+ * parser's decoder option; cky parse --engine cpu --decoder maxrule (same output for two
+ * workspaces, the ref engine's trees), on a .gr file and on a text export (a tree for every
+ * sentence, cpu = ref, one note on stderr). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -210,7 +211,7 @@ Test(maxrule, underflow_takes_the_scaled_passes)
     grammar_free(g);
 }
 
-Test(maxrule, sum_closure_from_native_file_only)
+Test(maxrule, sum_closure_of_native_file_and_text_export)
 {
     grammar *g = load(GRAMMARS "sample-sm1/sample-sm1.gr");
     const grammar_sum_closure *s = g->sum;
@@ -236,16 +237,22 @@ Test(maxrule, sum_closure_from_native_file_only)
     cr_assert_gt(restored, 0, "no closed sum rule has an intermediate symbol");
     free(seen);
     cr_assert_eq(maxrule_check_grammar(g), CKY_OK);
+    cr_assert_eq(s->max_closure, 0);
+    cr_assert_eq(maxrule_grammar_is_exact(g), 1);
     grammar_free(g);
 
     g = load(GRAMMARS "sample-sm1/sample-sm1");
-    cr_assert_null(g->sum);
-    cr_assert_eq(maxrule_check_grammar(g), CKY_ERR_UNSUPPORTED);
-    cr_assert(strstr(cky_last_error(), ".gr"), "%s", cky_last_error());
-    char *w[] = {"Hello"};
+    cr_assert_not_null(g->sum);
+    cr_assert_eq(g->sum->max_closure, 1);
+    cr_assert_eq(g->sum->n, g->nunary);
+    cr_assert_eq(maxrule_check_grammar(g), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(maxrule_grammar_is_exact(g), 0);
+    char *w[] = {"Stocks", "fell", "."};
     maxrule_result r;
-    cr_assert_eq(maxrule_parse(g, w, 1, NULL, &r), CKY_ERR_UNSUPPORTED);
-    cr_assert_null(r.tree);
+    cr_assert_eq(maxrule_parse(g, w, 3, NULL, &r), CKY_OK, "%s", cky_last_error());
+    cr_assert(isfinite(r.loglik) && isfinite(r.score), "%g %g", r.loglik, r.score);
+    cr_assert_not_null(r.tree);
+    tree_free(r.tree);
     grammar_free(g);
 }
 
@@ -277,8 +284,8 @@ Test(maxrule, score_layout)
 }
 
 /* The parser's decoder option: max-rule through parser_parse gives maxrule_parse's answer
- * with the ref engine, its trees with the cpu engine (scores to 1e-4); the gpu engine and
- * text grammars are refused up front; Viterbi leaves loglik at -inf. */
+ * with the ref engine, its trees with the cpu engine (scores to 1e-4); the gpu engine is
+ * refused up front, text grammars are accepted; Viterbi leaves loglik at -inf. */
 Test(maxrule, parser_dispatch)
 {
     grammar *g = load(GRAMMARS "sample-sm1/sample-sm1.gr");
@@ -336,8 +343,9 @@ Test(maxrule, parser_dispatch)
 
     g = load(GRAMMARS "sample-sm1/sample-sm1");
     opt.decoder = PARSER_DECODER_MAXRULE;
-    cr_assert_eq(parser_new(g, &opt, &p), CKY_ERR_UNSUPPORTED);
-    cr_assert(strstr(cky_last_error(), ".gr"), "%s", cky_last_error());
+    opt.engine = PARSER_ENGINE_REF;
+    cr_assert_eq(parser_new(g, &opt, &p), CKY_OK, "%s", cky_last_error());
+    parser_free(p);
     grammar_free(g);
 }
 
@@ -376,4 +384,35 @@ Test(maxrule, cli_cpu_engine, .timeout = 120)
     free(a);
     free(b);
     free(r);
+}
+
+/* cky parse --decoder maxrule on the text export of sample-sm3: the ref and cpu engines give
+ * a tree for every one of six short dev sentences, the same trees, and one note on stderr
+ * saying that the trees approximate the Berkeley parser's. */
+Test(maxrule, cli_text_export, .timeout = 300)
+{
+    char cmd[2][1024];
+    const char *engines[2] = {"cpu --threads 2", "ref"};
+    for (int k = 0; k < 2; k++)
+        snprintf(cmd[k], sizeof cmd[k], "head -40 '%s' | awk 'NF <= 15' | head -6 | "
+                 "CKY_CACHE='%s/test-cache' '%s/cky' parse --engine %s --decoder maxrule "
+                 "-g '%s' 2>&1 | cat", DATA "dev.txt", CKY_BUILD, CKY_BUILD, engines[k],
+                 GRAMMARS "sample-sm3/sample-sm3");
+    char *out[2];
+    for (int k = 0; k < 2; k++) {
+        out[k] = run_output(cmd[k]);
+        int lines = 0, notes = 0, trees = 0;
+        for (char *c = out[k]; c && *c; c = strchr(c, '\n') ? strchr(c, '\n') + 1 : NULL) {
+            lines++;
+            notes += !strncmp(c, "cky parse: note: ", 17);
+            trees += !strncmp(c, "( (", 3);
+        }
+        cr_assert_eq(notes, 1, "%s", out[k]);
+        cr_assert(strstr(out[k], "text export") && strstr(out[k], "approximate"), "%s", out[k]);
+        cr_assert_eq(trees, 6, "%s", out[k]);
+        cr_assert_eq(lines, 7, "%s", out[k]);
+    }
+    cr_assert_str_eq(out[0], out[1], "cpu and ref differ on the text export");
+    free(out[0]);
+    free(out[1]);
 }

@@ -311,3 +311,93 @@ Test(text_grammar, missing_file)
     expect_error(mini_grammar, mini_lexicon, NULL, CKY_ERR_IO, "mini.words", "no such file");
     expect_error(NULL, mini_lexicon, mini_words, CKY_ERR_IO, "mini.grammar", "no such file");
 }
+
+static int near(double a, double b) { return fabs(a - b) <= 1e-15 * fabs(b); }
+
+/* The sum closure that stands in for the one the export lacks (grammar/text_sum.c): one rule
+ * per (P, C) pair of non-identity unary lines, prob[c * nsub[P] + p] = exp(score), no
+ * identity rule, rules by parent (first) and by child (by_child, child_first) consistent,
+ * no intermediate symbols; the linear lexicon is the exp of the log scores. */
+Test(text_grammar, sum_closure)
+{
+    static const char *gr = "S_0 -> NP_0 NN_0 0.5\n"
+                            "S_1 -> NN_1 NP_0 0.5\n"
+                            "ROOT_0 -> ROOT_0 1.0\n"
+                            "ROOT_0 -> S_1 0.375\n"
+                            "ROOT_0 -> S_0 0.25\n"
+                            "ROOT_0 -> NP_0 0.01\n"
+                            "S_0 -> S_0 1.0\n"
+                            "S_1 -> S_1 1.0\n"
+                            "S_1 -> NN_1 0.125\n"
+                            "S_0 -> NP_0 0.2\n"
+                            "NP_0 -> NP_0 1.0\n"
+                            "NP_0 -> NN_1 0.75\n"
+                            "NP_0 -> NN_0 0.0625\n"
+                            "NN_0 -> NN_0 1.0\n"
+                            "NN_1 -> NN_1 1.0\n";
+    mini m;
+    mini_write(&m, gr, mini_lexicon, mini_words);
+    grammar *g = load_ok(m.prefix);
+    int S = grammar_find_symbol(g, "S"), NP = grammar_find_symbol(g, "NP"),
+        NN = grammar_find_symbol(g, "NN");
+    cr_assert(S > 0 && NP > 0 && NN > 0);
+    cr_assert_eq(g->nsub[S], 2);
+    const grammar_sum_closure *s = g->sum;
+    cr_assert_not_null(s);
+    cr_expect_eq(s->max_closure, 1);
+    /* ROOT->S, ROOT->NP, S->NN, S->NP, NP->NN: the Viterbi unaries, no identity */
+    cr_assert_eq(s->n, 5);
+    cr_assert_eq(s->n, g->nunary);
+    cr_assert_eq(s->first[0], 0);
+    cr_assert_eq(s->first[g->nsym], s->n);
+    for (int P = 0; P < g->nsym; P++)
+        cr_assert_eq(s->first[P], g->unary_first[P]);
+    int seen[5] = {0};
+    for (int C = 0; C < g->nsym; C++) {
+        cr_assert_leq(s->child_first[C], s->child_first[C + 1]);
+        int last_parent = -1;
+        for (int x = s->child_first[C]; x < s->child_first[C + 1]; x++) {
+            const grammar_sum_unary *u = &s->rule[s->by_child[x]];
+            cr_assert_eq(u->child, C);
+            cr_assert_gt(u->parent, last_parent, "by_child not in parent order");
+            last_parent = u->parent;
+            cr_assert_eq(seen[s->by_child[x]]++, 0);
+        }
+    }
+    cr_assert_eq(s->child_first[g->nsym], s->n);
+    for (int k = 0; k < s->n; k++) {
+        const grammar_sum_unary *u = &s->rule[k];
+        cr_assert(k >= s->first[u->parent] && k < s->first[u->parent + 1]);
+        cr_assert_neq(u->parent, u->child);
+        cr_assert_eq(u->parent, g->unary[k].parent);
+        cr_assert_eq(u->child, g->unary[k].child);
+        int np = g->nsub[u->parent];
+        for (int v = 0; v < g->nsub[u->child] * np; v++)
+            cr_assert_eq(u->prob[v], exp(g->unary[k].score[v]));
+    }
+    for (int P = 0; P < g->nsym; P++)
+        for (int C = 0; C < g->nsym; C++)
+            cr_assert_eq(s->path[P * g->nsym + C], 0);
+    /* the layout [child substate][parent substate] (exp(log(x)) is x to an ulp or so) */
+    for (int k = 0; k < s->n; k++) {
+        const grammar_sum_unary *u = &s->rule[k];
+        int np = g->nsub[u->parent];
+        if (u->parent == S && u->child == NN) { /* S_1 -> NN_1 0.125 */
+            cr_expect(near(u->prob[1 * np + 1], 0.125));
+            cr_expect_eq(u->prob[1 * np + 0] + u->prob[0 * np + 1] + u->prob[0], 0);
+        }
+        if (u->parent == 0 && u->child == S) { /* ROOT_0 -> S_0 0.25, S_1 0.375 */
+            cr_expect(near(u->prob[0], 0.25));
+            cr_expect(near(u->prob[1], 0.375));
+        }
+        if (u->parent == NP && u->child == NN) {
+            cr_expect(near(u->prob[0], 0.0625));
+            cr_expect(near(u->prob[1], 0.75));
+        }
+    }
+    /* the binary rules keep their linear tables, as with a .gr file's closure */
+    for (int i = 0; i < g->nbinary; i++)
+        cr_assert_not_null(g->binary[i].prob);
+    grammar_free(g);
+    mini_remove(&m);
+}
