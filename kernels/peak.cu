@@ -3,11 +3,15 @@
  * add+max: each rule evaluation compiles to one FADD with an immediate weight and one
  * FMNMX. sum-product: to one FFMA with an immediate weight (the generated sum-product text's
  * `P = CKY_FMA(P, lr, w)`, i.e. fmaf(lr, w, P)). Check with
- *     cuobjdump -sass -fun '<mangled name>' build/kernels/peak.o | grep -c FFMA   (FADD, FMNMX)
- * that each loop body holds KPEAK_RULES_PER_TRIP (256) of its kind's instructions. Seen for
- * sm_90 with nvcc 13.0: add+max 256 FADD and 263 FMNMX (the loop's 256 and the final
- * reduction's 7), no FFMA; sum-product 256 FFMA and 7 FMNMX, no FADD; the loops' only other
- * instructions are their counter, compare and branch. */
+ *     cuobjdump -sass build/kernels/peak.o | grep -c FFMA     (and FADD, FMNMX)
+ * that each kernel's loop body holds KPEAK_RULES_PER_TRIP (256) of its kind's instructions
+ * (both kernels together: 256 FFMA, 256 FADD, 270 FMNMX).
+ * Seen for sm_90 with nvcc 13.0: add+max 256 FADD, 263 FMNMX (the loop's 256 and the final
+ * reduction's 7), no FFMA, the loop's only other instructions its counter, compare and
+ * branch. sum-product, in PTX only (no cuobjdump where it was written): 256 fma.rn.f32 (each
+ * weight in a mov.f32 first, for ptxas to fold into the FFMA's immediate as in the generated
+ * kernels: to be seen in the SASS) and 7 max.f32, no add.f32; test_peak.c checks these PTX
+ * counts for both kernels. */
 #include "peak.h"
 
 namespace {
