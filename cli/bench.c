@@ -22,7 +22,8 @@
 
 static const char usage_text[] =
     "usage: cky bench -g GRAMMAR -i FILE [--engine gpu|cpu] [--decoder viterbi|maxrule]\n"
-    "                 [--max-length N] [--repeat K] [--workspace N] [--json [--bucket-width W]]\n"
+    "                 [--max-length N] [--repeat K] [--device N | --devices LIST|all]\n"
+    "                 [--threads N] [--workspace N] [--json [--bucket-width W]]\n"
     "\n"
     "Parse the sentences of FILE (one per line) with each decoder, one row each: a warm-up\n"
     "pass, then K timed passes end to end (nothing is written; on the gpu engine charts and\n"
