@@ -1,11 +1,13 @@
-/* cky bench: parse a file on the GPU after a warm-up and report throughput, rule evaluations
- * against the GPU's measured add+max peak, and where the time goes. */
+/* cky bench: parse a file with each decoder (one row each) after a warm-up and report
+ * throughput; on the gpu engine also rule evaluations against the GPU's measured peak of
+ * each semiring (add+max, sum-product: kernels/peak.h), per pass, and where the time goes. */
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../codegen/codegen.h"
 #include "../kernels/peak.h"
@@ -13,38 +15,70 @@
 #include "../parser/parser.h"
 #include "../util/clock.h"
 #include "../util/io.h"
+#include "bench_pass.h"
 #include "cli.h"
 #include "guard.h"
 #include "multi.h"
 
 static const char usage_text[] =
-    "usage: cky bench -g GRAMMAR -i FILE [--max-length N] [--repeat K] [--workspace N]\n"
-    "                 [--json [--bucket-width W]]\n"
+    "usage: cky bench -g GRAMMAR -i FILE [--engine gpu|cpu] [--decoder viterbi|maxrule]\n"
+    "                 [--max-length N] [--repeat K] [--device N | --devices LIST|all]\n"
+    "                 [--threads N] [--workspace N] [--json [--bucket-width W]]\n"
     "\n"
-    "Parse the sentences of FILE (one per line) with the gpu engine: a warm-up pass, then K\n"
-    "timed passes end to end (charts, trees on the GPU, un-annotation on the host; nothing is\n"
-    "written), then one more pass with CUDA events around every stage. Prints sentences,\n"
-    "words, wall time, sentences/s, words/s, rule evaluations (work items x rules of the\n"
-    "kernels they ran through) and their rate, the GPU's peak for one add and one max per\n"
-    "rule (measured here by a micro-benchmark), the fraction of it reached, end to end and\n"
-    "by the XX kernels alone, and the time per stage.\n"
+    "Parse the sentences of FILE (one per line) with each decoder, one row each: a warm-up\n"
+    "pass, then K timed passes end to end (nothing is written; on the gpu engine charts and\n"
+    "trees on the GPU, un-annotation on the host), then, on the gpu engine, one more pass with\n"
+    "CUDA events around every stage. Without --decoder both decoders run; one the engine or\n"
+    "grammar cannot run (max-rule on the gpu engine, or with a text grammar) gets a row\n"
+    "saying why. Each row gives sentences/s and words/s; on the gpu engine also the rule\n"
+    "evaluations (work items x rules of the kernels they ran through) and their rate against\n"
+    "the peak of the decoder's semiring, end to end and for each pass in its rule kernels,\n"
+    "the XX kernels alone, and the time per stage. The peaks, one add and one max per rule\n"
+    "(add+max: Viterbi) and one fused multiply-add per rule (sum-product: max-rule's inside\n"
+    "and outside passes), are measured here by micro-benchmarks.\n"
     "\n"
     "options:\n"
     "  -g, --grammar GRAMMAR   a Berkeley .gr file or text-export prefix\n"
     "  -i, --input FILE        sentences, one per line (plain or gzipped)\n"
+    "      --engine ENGINE     gpu (the default) or cpu (sentences/s only: no peak)\n"
+    "      --decoder DECODER   viterbi or maxrule: that decoder alone (one it cannot run is\n"
+    "                          an error); default both\n"
     "      --max-length N      only sentences of at most N words (default 40)\n"
     "      --repeat K          timed passes (default 3); the best is reported\n"
-    "      --device N          CUDA device (default 0)\n"
+    "      --device N          CUDA device (default 0; gpu engine)\n"
     "      --devices LIST|all  several GPUs at once (0,1 or all), as cky parse --devices:\n"
     "                          the throughput is of all of them; rule evaluations and\n"
     "                          stage times are summed over the devices\n"
-    "      --workspace N       work items per kernel launch (default 131072)\n"
-    "      --json              one JSON object instead of the table; it adds the speed by\n"
-    "                          sentence length: each bucket of W lengths (1..W, W+1..2W,\n"
-    "                          ...) parsed as a batch of its own, best of K passes, and\n"
-    "                          its stage times from one more pass with CUDA events\n"
+    "      --threads N         CPU threads of the cpu engine (default: one per core)\n"
+    "      --workspace N       work items per kernel launch (gpu default 131072)\n"
+    "      --json              one JSON object instead of the table (a \"decoders\" entry per\n"
+    "                          row; the first row that ran also at the top level); it adds\n"
+    "                          the speed by sentence length: each bucket of W lengths (1..W,\n"
+    "                          W+1..2W, ...) parsed as a batch of its own, best of K passes,\n"
+    "                          and on the gpu engine its stage times from one more pass with\n"
+    "                          CUDA events\n"
     "      --bucket-width W    lengths per bucket (default 10; 0: no buckets)\n"
     "  -h, --help              this help\n";
+
+/* A decoder as bench runs it: the semiring of its passes picks the peak it is held to. */
+typedef struct bench_decoder {
+    const char *name; /* as --decoder takes it */
+    parser_decoder id;
+    codegen_semiring semiring;
+    int npass; /* its passes: inside (1), inside and outside (2) */
+} bench_decoder;
+
+static const bench_decoder decoders[] = {
+    {"viterbi", PARSER_DECODER_VITERBI, CODEGEN_SEMIRING_MAX_PLUS, 1},
+    {"maxrule", PARSER_DECODER_MAXRULE, CODEGEN_SEMIRING_SUM_PRODUCT, 2},
+};
+#define NDECODER ((int)(sizeof decoders / sizeof *decoders))
+
+/* The peak kernel of a semiring's rule evaluation. */
+static kpeak_kind semiring_peak(codegen_semiring sr)
+{
+    return sr == CODEGEN_SEMIRING_SUM_PRODUCT ? KPEAK_SUM_PRODUCT : KPEAK_ADD_MAX;
+}
 
 /* The sentences of 1..maxlen words of a file. */
 static int read_sentences(const char *path, int maxlen, sentence **out, int *n, long *words)
@@ -83,31 +117,51 @@ static int read_sentences(const char *path, int maxlen, sentence **out, int *n, 
     return 0;
 }
 
-/* The statistics of every device of p, summed. */
-static gpu_stats sum_stats(const parser *p)
+/* Engine statistics of a parser, summed over its engines (gpu only; zero for cpu). */
+typedef struct sums {
+    gpu_stats g;
+    bench_pass_stats pass;
+    int pass_known; /* every engine keeps per-pass figures */
+} sums;
+
+static sums sum_stats(const parser *p)
 {
-    gpu_stats t = *gpu_engine_stats(parser_gpu_at(p, 0));
-    for (int e = 1; e < parser_engine_count(p); e++) {
-        const gpu_stats *x = gpu_engine_stats(parser_gpu_at(p, e));
+    sums t;
+    memset(&t, 0, sizeof t);
+    if (!parser_gpu_at(p, 0))
+        return t;
+    t.pass_known = 1;
+    for (int e = 0; e < parser_engine_count(p); e++) {
+        const gpu_engine *ge = parser_gpu_at(p, e);
+        const gpu_stats *x = gpu_engine_stats(ge);
         for (int k = 0; k < GPU_NSTAGE; k++)
-            t.seconds[k] += x->seconds[k];
+            t.g.seconds[k] += x->seconds[k];
         for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-            t.work_items[f] += x->work_items[f];
-            t.family_evaluations[f] += x->family_evaluations[f];
+            t.g.work_items[f] += x->work_items[f];
+            t.g.family_evaluations[f] += x->family_evaluations[f];
         }
-        t.rule_evaluations += x->rule_evaluations;
-        t.sentences += x->sentences;
-        t.sub_batches += x->sub_batches;
-        t.oom_retries += x->oom_retries;
+        t.g.rule_evaluations += x->rule_evaluations;
+        t.g.sentences += x->sentences;
+        t.g.sub_batches += x->sub_batches;
+        t.g.oom_retries += x->oom_retries;
+        bench_pass_stats ps;
+        if (!bench_pass_read(ge, &ps))
+            t.pass_known = 0;
+        for (int a = 0; a < BENCH_NPASS; a++)
+            for (int b = 0; b < BENCH_NSEMIRING; b++) {
+                t.pass.seconds[a][b] += ps.seconds[a][b];
+                t.pass.evaluations[a][b] += ps.evaluations[a][b];
+            }
     }
     return t;
 }
 
-/* Profiling on or off on every device of p. */
+/* Profiling on or off on every device of p (nothing for the cpu engine). */
 static void profile_all(parser *p, int on)
 {
     for (int e = 0; e < parser_engine_count(p); e++)
-        gpu_engine_profile(parser_gpu_at(p, e), on);
+        if (parser_gpu_at(p, e))
+            gpu_engine_profile(parser_gpu_at(p, e), on);
 }
 
 /* One pass over all sentences; returns its wall time or -1. */
@@ -129,14 +183,15 @@ typedef struct bucket {
     int lo, hi, sentences;
     long words;
     double seconds;           /* best of the timed passes */
-    double stage[GPU_NSTAGE]; /* one profiled pass */
+    double stage[GPU_NSTAGE]; /* one profiled pass (gpu engine) */
 } bucket;
 
 /* Measure every non-empty bucket of `width` lengths up to maxlen into out (room for
- * ceil(maxlen / width)): best of `repeat` passes without profiling, then one profiled pass
- * for the stage times. Leaves profiling on. Returns the number of buckets, or -1. */
-static int measure_buckets(parser *p, const sentence *s, int n,
-                           parse_result *r, int maxlen, int width, int repeat, bucket *out)
+ * ceil(maxlen / width)): best of `repeat` passes without profiling, then on the gpu engine
+ * one profiled pass for the stage times (leaving profiling on). Returns the number of
+ * buckets, or -1. */
+static int measure_buckets(parser *p, const sentence *s, int n, parse_result *r, int maxlen,
+                           int width, int repeat, int gpu, bucket *out)
 {
     sentence *sub = malloc((size_t)n * sizeof *sub); /* shallow copies: s owns the words */
     if (!sub) {
@@ -166,32 +221,174 @@ static int measure_buckets(parser *p, const sentence *s, int n,
             }
             b->seconds = t < b->seconds ? t : b->seconds;
         }
-        profile_all(p, 1);
-        gpu_stats before = sum_stats(p);
-        if (pass(p, sub, b->sentences, r) < 0) {
-            free(sub);
-            return -1;
+        if (gpu) {
+            profile_all(p, 1);
+            sums before = sum_stats(p);
+            if (pass(p, sub, b->sentences, r) < 0) {
+                free(sub);
+                return -1;
+            }
+            sums after = sum_stats(p);
+            for (int k = 0; k < GPU_NSTAGE; k++)
+                b->stage[k] = after.g.seconds[k] - before.g.seconds[k];
         }
-        gpu_stats after = sum_stats(p);
-        for (int k = 0; k < GPU_NSTAGE; k++)
-            b->stage[k] = after.seconds[k] - before.seconds[k];
         nb++;
     }
     free(sub);
     return nb;
 }
 
-/* The stage times as the members of a JSON object: {"lexicon": 0.0012, ...}. */
-static void print_stages_json(const double *stage)
+/* One pass of the engine in one semiring, from the profiled pass. */
+typedef struct pass_fig {
+    int pass, semiring;
+    double evals, seconds; /* rule evaluations, device seconds of its rule kernels */
+} pass_fig;
+
+/* How a row's per-pass figures were found. */
+typedef enum pass_source {
+    PASS_NONE,    /* not known: the engine keeps no per-pass figures and the decoder has
+                     several passes */
+    PASS_ENGINE,  /* the engine's per-pass statistics */
+    PASS_TOTALS   /* the engine's totals, the decoder having one pass */
+} pass_source;
+
+/* One row: a decoder on the engine. */
+typedef struct row {
+    const bench_decoder *dec;
+    int supported;
+    char *reason;               /* why not (malloc'ed), when not supported */
+    double setup, warm, best;   /* seconds */
+    /* gpu engine */
+    double profiled;            /* the profiled pass's wall seconds */
+    double evals;               /* rule evaluations per timed pass */
+    double stage[GPU_NSTAGE];   /* of the profiled pass */
+    double xx_evals;            /* the XX kernels' rule evaluations in the profiled pass */
+    pass_source source;
+    int npass;
+    pass_fig pass[BENCH_NPASS * BENCH_NSEMIRING];
+    bucket *buckets;
+    int nbuckets;
+} row;
+
+typedef struct bench_run {
+    const sentence *s;
+    int n;
+    long words;
+    int maxlen, repeat, json, width, gpu;
+    double peak[KPEAK_NKIND]; /* rule evaluations/s of all devices (gpu engine) */
+    int peaks_measured;
+} bench_run;
+
+/* Fill the per-pass figures of row w from the statistics after the timed passes (a) and
+ * after the profiled pass (b). */
+static void row_passes(row *w, const sums *a, const sums *b)
+{
+    w->npass = 0;
+    w->source = PASS_NONE;
+    if (b->pass_known) {
+        w->source = PASS_ENGINE;
+        for (int ps = 0; ps < BENCH_NPASS; ps++)
+            for (int sr = 0; sr < BENCH_NSEMIRING; sr++) {
+                double ev = b->pass.evaluations[ps][sr] - a->pass.evaluations[ps][sr];
+                if (ev > 0)
+                    w->pass[w->npass++] = (pass_fig){
+                        ps, sr, ev, b->pass.seconds[ps][sr] - a->pass.seconds[ps][sr]};
+            }
+    } else if (w->dec->npass == 1) {
+        w->source = PASS_TOTALS;
+        double sec = 0;
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            sec += w->stage[GPU_STAGE_XX + f];
+        w->pass[w->npass++] = (pass_fig){ENGINE_PASS_INSIDE, (int)w->dec->semiring,
+                                         b->g.rule_evaluations - a->g.rule_evaluations, sec};
+    }
+}
+
+/* Measure row w on parser p (its decoder's): warm-up, timed passes, the profiled pass and
+ * the buckets, and the peaks once (while a gpu parser holds its device). Returns 0 or the
+ * exit status after an error. */
+static int measure_row(bench_run *b, parser *p, row *w)
+{
+    parse_result *r = calloc((size_t)b->n, sizeof *r);
+    if (!r)
+        return cli_error("bench", "out of memory");
+    int rc = 1;
+    w->warm = pass(p, b->s, b->n, r);
+    if (w->warm < 0)
+        goto done;
+    sums before = sum_stats(p);
+    w->best = INFINITY;
+    for (int k = 0; k < b->repeat; k++) {
+        double t = pass(p, b->s, b->n, r);
+        if (t < 0)
+            goto done;
+        w->best = t < w->best ? t : w->best;
+    }
+    if (b->gpu) {
+        sums after = sum_stats(p);
+        profile_all(p, 1);
+        if ((w->profiled = pass(p, b->s, b->n, r)) < 0)
+            goto done;
+        sums prof = sum_stats(p);
+        w->evals = (after.g.rule_evaluations - before.g.rule_evaluations) / b->repeat;
+        for (int k = 0; k < GPU_NSTAGE; k++)
+            w->stage[k] = prof.g.seconds[k] - after.g.seconds[k];
+        w->xx_evals = prof.g.family_evaluations[CODEGEN_XX] -
+                      after.g.family_evaluations[CODEGEN_XX];
+        row_passes(w, &after, &prof);
+    }
+    if (b->json && b->width > 0) {
+        if (!(w->buckets = calloc((size_t)(b->maxlen / b->width + 1), sizeof *w->buckets))) {
+            cli_error("bench", "out of memory");
+            goto done;
+        }
+        if ((w->nbuckets = measure_buckets(p, b->s, b->n, r, b->maxlen, b->width, b->repeat,
+                                           b->gpu, w->buckets)) < 0)
+            goto done;
+    }
+    if (b->gpu && !b->peaks_measured) {
+        for (int k = 0; k < KPEAK_NKIND; k++) {
+            if (kpeak_measure((kpeak_kind)k, 300, &b->peak[k], NULL)) {
+                cli_error("bench", "%s", cky_last_error());
+                goto done;
+            }
+            b->peak[k] *= parser_engine_count(p); /* of all the devices (one measured) */
+        }
+        b->peaks_measured = 1;
+    }
+    rc = 0;
+done:
+    free(r);
+    return rc;
+}
+
+/* `s` as a JSON string. */
+static void print_json_string(const char *s)
+{
+    putchar('"');
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            printf("\\%c", *c);
+        else if (*c < 0x20)
+            printf("\\u%04x", *c);
+        else
+            putchar(*c);
+    }
+    putchar('"');
+}
+
+/* The stage times as the members of a JSON object: {"lexicon": 0.0012, ...}; {} for the
+ * cpu engine. */
+static void print_stages_json(const double *stage, int gpu)
 {
     printf("{");
-    for (int k = 0; k < GPU_NSTAGE; k++)
+    for (int k = 0; gpu && k < GPU_NSTAGE; k++)
         printf("%s\"%s\": %.6f", k ? ", " : "", gpu_stage_name((gpu_stage)k), stage[k]);
     printf("}");
 }
 
 /* The "buckets" member of the JSON output. */
-static void print_buckets_json(const bucket *b, int nb, int width)
+static void print_buckets_json(const bucket *b, int nb, int width, int gpu)
 {
     printf(", \"bucket_width\": %d, \"buckets\": [", width);
     for (int k = 0; k < nb; k++) {
@@ -201,16 +398,156 @@ static void print_buckets_json(const bucket *b, int nb, int width)
                k ? ", " : "", b[k].lo, b[k].hi, b[k].sentences, b[k].words, b[k].seconds,
                b[k].seconds > 0 ? b[k].sentences / b[k].seconds : 0.0,
                b[k].seconds > 0 ? b[k].words / b[k].seconds : 0.0);
-        print_stages_json(b[k].stage);
+        print_stages_json(b[k].stage, gpu);
         printf("}");
     }
     printf("]");
 }
 
+/* The rate of x per y seconds (0 without time). */
+static double rate(double x, double y)
+{
+    return y > 0 ? x / y : 0;
+}
+
+/* The members of a supported row (after an opening "{" or ", "), without braces. */
+static void print_row_members_json(const bench_run *b, const row *w)
+{
+    printf("\"setup_seconds\": %.3f, \"warmup_seconds\": %.4f, \"seconds\": %.4f, "
+           "\"sentences_per_second\": %.1f, \"words_per_second\": %.1f",
+           w->setup, w->warm, w->best, b->n / w->best, b->words / w->best);
+    if (b->gpu) {
+        double peak = b->peak[semiring_peak(w->dec->semiring)];
+        double xx = rate(w->xx_evals, w->stage[GPU_STAGE_XX]);
+        printf(", \"rule_evaluations\": %.6g, \"rule_evaluations_per_second\": %.6g, "
+               "\"peak_per_second\": %.6g, \"fraction_of_peak\": %.4f, \"passes_from\": \"%s\", "
+               "\"passes\": [",
+               w->evals, w->evals / w->best, peak, rate(w->evals / w->best, peak),
+               w->source == PASS_ENGINE ? "engine" : w->source == PASS_TOTALS ? "totals"
+                                                                              : "none");
+        for (int k = 0; k < w->npass; k++) {
+            const pass_fig *f = &w->pass[k];
+            double pk = b->peak[semiring_peak((codegen_semiring)f->semiring)];
+            double rt = rate(f->evals, f->seconds);
+            printf("%s{\"pass\": \"%s\", \"semiring\": \"%s\", \"rule_evaluations\": %.6g, "
+                   "\"seconds\": %.6f, \"rule_evaluations_per_second\": %.6g, "
+                   "\"peak\": \"%s\", \"peak_per_second\": %.6g, \"fraction_of_peak\": %.4f}",
+                   k ? ", " : "", bench_pass_name(f->pass), bench_semiring_name(f->semiring),
+                   f->evals, f->seconds, rt,
+                   kpeak_kind_name(semiring_peak((codegen_semiring)f->semiring)), pk,
+                   rate(rt, pk));
+        }
+        /* the XX kernels against the peak of the decoder's semiring */
+        printf("], \"xx_rule_evaluations_per_second\": %.6g, \"xx_fraction_of_peak\": %.4f, "
+               "\"stage_seconds\": ",
+               xx, rate(xx, peak));
+        print_stages_json(w->stage, 1);
+        printf(", \"profiled_pass_seconds\": %.4f", w->profiled);
+    }
+    print_buckets_json(w->buckets, w->nbuckets, b->width, b->gpu);
+}
+
+static void print_json(const bench_run *b, const char *gpath, const char *input,
+                       const char *engine, const char *device, int workspace, int threads,
+                       double grammar_seconds, const row *rows, int nrow)
+{
+    printf("{\"grammar\": ");
+    print_json_string(gpath);
+    printf(", \"input\": ");
+    print_json_string(input);
+    printf(", \"engine\": \"%s\", \"device\": ", engine);
+    print_json_string(device);
+    printf(", \"sentences\": %d, \"words\": %ld, \"max_length\": %d, \"repeat\": %d, "
+           "\"grammar_seconds\": %.3f",
+           b->n, b->words, b->maxlen, b->repeat, grammar_seconds);
+    if (b->gpu)
+        printf(", \"workspace\": %d, \"peak_add_max_per_second\": %.6g, "
+               "\"peak_sum_product_per_second\": %.6g",
+               workspace, b->peak[KPEAK_ADD_MAX], b->peak[KPEAK_SUM_PRODUCT]);
+    else
+        printf(", \"threads\": %d", threads);
+    for (int k = 0; k < nrow; k++) /* the first row that ran, as before there were rows */
+        if (rows[k].supported) {
+            printf(", \"decoder\": \"%s\", ", rows[k].dec->name);
+            print_row_members_json(b, &rows[k]);
+            break;
+        }
+    printf(", \"decoders\": [");
+    for (int k = 0; k < nrow; k++) {
+        printf("%s{\"decoder\": \"%s\", \"supported\": %s", k ? ", " : "", rows[k].dec->name,
+               rows[k].supported ? "true" : "false");
+        if (rows[k].supported) {
+            printf(", ");
+            print_row_members_json(b, &rows[k]);
+        } else {
+            printf(", \"reason\": ");
+            print_json_string(rows[k].reason ? rows[k].reason : "");
+        }
+        printf("}");
+    }
+    printf("]}\n");
+}
+
+/* The text rows (after the header). */
+static void print_row_text(const bench_run *b, const row *w)
+{
+    if (!w->supported) {
+        printf("%-12s unsupported: %s\n", w->dec->name, w->reason ? w->reason : "");
+        return;
+    }
+    printf("%-12s setup %.2f s, warm-up %.3f s, best of %d %.3f s: %.1f sentences/s, "
+           "%.0f words/s\n",
+           w->dec->name, w->setup, w->warm, b->repeat, w->best, b->n / w->best,
+           b->words / w->best);
+    if (!b->gpu)
+        return;
+    kpeak_kind kind = semiring_peak(w->dec->semiring);
+    double peak = b->peak[kind];
+    printf("  rule evals   %.4g per pass, %.4g /s = %.1f%% of the %s peak\n", w->evals,
+           w->evals / w->best, 100 * rate(w->evals / w->best, peak), kpeak_kind_name(kind));
+    for (int k = 0; k < w->npass; k++) {
+        const pass_fig *f = &w->pass[k];
+        kpeak_kind pk = semiring_peak((codegen_semiring)f->semiring);
+        double rt = rate(f->evals, f->seconds);
+        printf("  %-12s %s, %.4g rule evals in %.4f s of rule kernels: %.4g /s = %.1f%% of the "
+               "%s peak\n",
+               bench_pass_name(f->pass), bench_semiring_name(f->semiring), f->evals, f->seconds,
+               rt, 100 * rate(rt, b->peak[pk]), kpeak_kind_name(pk));
+    }
+    if (w->source == PASS_NONE)
+        printf("  passes       no per-pass figures: the engine does not keep them yet\n");
+    double xx = rate(w->xx_evals, w->stage[GPU_STAGE_XX]);
+    printf("  XX kernels   %.4g /s = %.1f%% of the %s peak\n"
+           "  stages (profiled pass, %.3f s; device stages by CUDA events):\n",
+           xx, 100 * rate(xx, peak), kpeak_kind_name(kind), w->profiled);
+    for (int k = 0; k < GPU_NSTAGE; k++)
+        printf("    %-15s %8.4f s\n", gpu_stage_name((gpu_stage)k), w->stage[k]);
+}
+
+static void print_text(const bench_run *b, const char *gpath, const char *input,
+                       const char *device, int workspace, int threads, double grammar_seconds,
+                       const row *rows, int nrow)
+{
+    printf("grammar      %s\ninput        %s (%d sentences of 1..%d words, %ld words)\n", gpath,
+           input, b->n, b->maxlen, b->words);
+    if (b->gpu)
+        printf("engine       gpu: %s\nworkspace    %d work items per launch\n", device,
+               workspace);
+    else
+        printf("engine       cpu, %d threads\n", threads);
+    printf("grammar load %.2f s\n", grammar_seconds);
+    if (b->gpu)
+        printf("peak (add+max)      %.4g rule evaluations/s (one add and one max per rule)\n"
+               "peak (sum-product)  %.4g rule evaluations/s (one fused multiply-add per rule)\n",
+               b->peak[KPEAK_ADD_MAX], b->peak[KPEAK_SUM_PRODUCT]);
+    for (int k = 0; k < nrow; k++)
+        print_row_text(b, &rows[k]);
+}
+
 int cli_bench(int argc, char **argv)
 {
     enum { OPT_MAXLEN = 256, OPT_REPEAT, OPT_JSON, OPT_DEVICE, OPT_WORKSPACE, OPT_BUCKET,
-           OPT_DEVICES };
+           OPT_DEVICES, OPT_ENGINE, OPT_DECODER, OPT_THREADS };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},        {"input", required_argument, 0, 'i'},
         {"max-length", required_argument, 0, OPT_MAXLEN},
@@ -219,9 +556,14 @@ int cli_bench(int argc, char **argv)
         {"json", no_argument, 0, OPT_JSON},           {"help", no_argument, 0, 'h'},
         {"bucket-width", required_argument, 0, OPT_BUCKET},
         {"devices", required_argument, 0, OPT_DEVICES},
+        {"engine", required_argument, 0, OPT_ENGINE},
+        {"decoder", required_argument, 0, OPT_DECODER},
+        {"threads", required_argument, 0, OPT_THREADS},
         {0, 0, 0, 0}};
     const char *gpath = NULL, *input = NULL;
     int maxlen = 40, repeat = 3, json = 0, width = 10, c, rc = 0;
+    int decoder = -1; /* index in decoders[]; -1: all */
+    int device_set = 0, threads_set = 0;
     parser_options popt = parser_default_options();
     popt.engine = PARSER_ENGINE_GPU;
     optind = 1;
@@ -239,6 +581,7 @@ int cli_bench(int argc, char **argv)
                 return cli_usage_error("bench", "--repeat takes a positive number");
             break;
         case OPT_DEVICE:
+            device_set = 1;
             if (!cli_int(optarg, 0, 1024, &popt.device))
                 return cli_usage_error("bench", "--device takes a device number (0, 1, ...)");
             break;
@@ -248,8 +591,30 @@ int cli_bench(int argc, char **argv)
                                        1 << 26);
             break;
         case OPT_DEVICES:
+            device_set = 1;
             if ((rc = multi_read_devices("bench", optarg, &popt)))
                 return rc;
+            break;
+        case OPT_THREADS:
+            threads_set = 1;
+            if (!cli_int(optarg, 1, 4096, &popt.threads))
+                return cli_usage_error("bench", "--threads takes a number from 1 to 4096");
+            break;
+        case OPT_ENGINE:
+            if (!strcmp(optarg, "gpu"))
+                popt.engine = PARSER_ENGINE_GPU;
+            else if (!strcmp(optarg, "cpu"))
+                popt.engine = PARSER_ENGINE_CPU;
+            else
+                return cli_usage_error("bench", "unknown engine '%s' (known: gpu, cpu)", optarg);
+            break;
+        case OPT_DECODER:
+            for (decoder = 0; decoder < NDECODER; decoder++)
+                if (!strcmp(optarg, decoders[decoder].name))
+                    break;
+            if (decoder == NDECODER)
+                return cli_usage_error("bench", "unknown decoder '%s' (known: viterbi, maxrule)",
+                                       optarg);
             break;
         case OPT_JSON: json = 1; break;
         case OPT_BUCKET:
@@ -263,113 +628,91 @@ int cli_bench(int argc, char **argv)
     }
     if (!gpath || !input)
         return cli_usage_error("bench", "give a grammar (-g) and an input file (-i)");
+    int gpu = popt.engine == PARSER_ENGINE_GPU;
+    if (!gpu && device_set)
+        return cli_usage_error("bench", "--device and --devices are for the gpu engine");
+    if (gpu && threads_set)
+        return cli_usage_error("bench", "--threads is for the cpu engine");
     popt.max_length = maxlen;
-    if (cli_gpu_env("bench", &popt))
+    if (gpu && cli_gpu_env("bench", &popt))
         return 1;
     sentence *s = NULL;
-    int n = 0;
+    int n = 0, nrow = 0;
     long words = 0;
     grammar *g = NULL;
     parser *p = NULL;
-    parse_result *r = NULL;
-    bucket *buckets = NULL;
-    int nbuckets = 0;
+    row rows[NDECODER];
+    memset(rows, 0, sizeof rows);
+    char device[1024] = "";
+    int workspace = 0;
     if ((rc = read_sentences(input, maxlen, &s, &n, &words)))
         goto done;
     if (n == 0) {
         rc = cli_error("bench", "%s: no sentence of 1 to %d words", input, maxlen);
         goto done;
     }
-    double t0 = clock_seconds();
     if ((rc = guard_check_paths("bench", gpath, NULL, 0, NULL, 0)))
         goto done;
-    if (grammar_load(gpath, &g) || parser_new(g, &popt, &p)) {
+    double t0 = clock_seconds();
+    if (grammar_load(gpath, &g)) {
         rc = cli_error("bench", "%s", cky_last_error());
         goto done;
     }
-    double setup = clock_seconds() - t0;
-    gpu_engine *e = parser_gpu(p);
-    if (!(r = calloc((size_t)n, sizeof *r))) {
-        rc = cli_error("bench", "out of memory");
-        goto done;
-    }
-    double warm = pass(p, s, n, r), best = INFINITY;
-    gpu_stats before = sum_stats(p);
-    for (int k = 0; k < repeat && warm >= 0; k++) {
-        double t = pass(p, s, n, r);
-        if (t < 0) {
-            warm = -1;
-            break;
+    double grammar_seconds = clock_seconds() - t0;
+    bench_run b = {.s = s, .n = n, .words = words, .maxlen = maxlen, .repeat = repeat,
+                   .json = json, .width = width, .gpu = gpu};
+    for (int d = 0; d < NDECODER; d++) {
+        if (decoder >= 0 && d != decoder)
+            continue;
+        row *w = &rows[nrow++];
+        w->dec = &decoders[d];
+        popt.decoder = decoders[d].id;
+        t0 = clock_seconds();
+        cky_status st = parser_new(g, &popt, &p);
+        if (st == CKY_ERR_UNSUPPORTED && decoder < 0) { /* a row saying why */
+            p = NULL;
+            if (!(w->reason = strdup(cky_last_error()))) {
+                rc = cli_error("bench", "out of memory");
+                goto done;
+            }
+            continue;
         }
-        best = t < best ? t : best;
-    }
-    gpu_stats after = sum_stats(p);
-    profile_all(p, 1);
-    double profiled = warm < 0 ? -1 : pass(p, s, n, r);
-    gpu_stats prof = sum_stats(p);
-    if (json && width > 0 && warm >= 0 && profiled >= 0) {
-        if (!(buckets = calloc((size_t)(maxlen / width + 1), sizeof *buckets))) {
-            rc = cli_error("bench", "out of memory");
+        if (st) {
+            p = NULL;
+            rc = cli_error("bench", "%s", cky_last_error());
             goto done;
         }
-        if ((nbuckets = measure_buckets(p, s, n, r, maxlen, width, repeat, buckets)) < 0) {
-            rc = 1;
-            goto done;
+        w->setup = clock_seconds() - t0;
+        w->supported = 1;
+        if (gpu && !device[0]) {
+            for (int k = 0; k < parser_engine_count(p); k++)
+                snprintf(device + strlen(device), sizeof device - strlen(device), "%s%s",
+                         k ? "; " : "", gpu_engine_device(parser_gpu_at(p, k)));
+            workspace = gpu_engine_width(parser_gpu(p));
         }
+        if ((rc = measure_row(&b, p, w)))
+            goto done;
+        parser_free(p);
+        p = NULL;
     }
-    double peak = 0;
-    if (warm < 0 || profiled < 0 || kpeak_add_max(300, &peak, NULL)) {
-        rc = warm < 0 || profiled < 0 ? 1 : cli_error("bench", "%s", cky_last_error());
-        goto done;
+    int threads = popt.threads; /* the cpu engine's: one per core when not given */
+    if (threads <= 0) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        threads = cores > 0 ? (int)cores : 1;
     }
-    peak *= parser_engine_count(p); /* the peak of all the devices (one measured) */
-    char device[1024] = "";
-    for (int k = 0; k < parser_engine_count(p); k++)
-        snprintf(device + strlen(device), sizeof device - strlen(device), "%s%s", k ? "; " : "",
-                 gpu_engine_device(parser_gpu_at(p, k)));
-    double evals = (after.rule_evaluations - before.rule_evaluations) / repeat;
-    double stage[GPU_NSTAGE];
-    for (int k = 0; k < GPU_NSTAGE; k++)
-        stage[k] = prof.seconds[k] - after.seconds[k];
-    double xx_evals = prof.family_evaluations[CODEGEN_XX] - after.family_evaluations[CODEGEN_XX];
-    double xx_rate = stage[GPU_STAGE_XX] > 0 ? xx_evals / stage[GPU_STAGE_XX] : 0;
-    if (json) {
-        printf("{\"grammar\": \"%s\", \"input\": \"%s\", \"device\": \"%s\", \"sentences\": %d, "
-               "\"words\": %ld, \"max_length\": %d, \"setup_seconds\": %.3f, "
-               "\"warmup_seconds\": %.4f, \"seconds\": %.4f, \"sentences_per_second\": %.1f, "
-               "\"words_per_second\": %.1f, \"rule_evaluations\": %.6g, "
-               "\"rule_evaluations_per_second\": %.6g, \"peak_per_second\": %.6g, "
-               "\"fraction_of_peak\": %.4f, \"xx_rule_evaluations_per_second\": %.6g, "
-               "\"xx_fraction_of_peak\": %.4f, \"workspace\": %d, \"stage_seconds\": {",
-               gpath, input, device, n, words, maxlen, setup, warm, best,
-               n / best, words / best, evals, evals / best, peak, evals / best / peak, xx_rate,
-               xx_rate / peak, gpu_engine_width(e));
-        for (int k = 0; k < GPU_NSTAGE; k++)
-            printf("%s\"%s\": %.4f", k ? ", " : "", gpu_stage_name((gpu_stage)k), stage[k]);
-        printf("}, \"profiled_pass_seconds\": %.4f", profiled);
-        print_buckets_json(buckets, nbuckets, width);
-        printf("}\n");
-    } else {
-        printf("grammar      %s\ninput        %s (%d sentences of 1..%d words, %ld words)\n"
-               "device       %s\nworkspace    %d work items per launch\n"
-               "setup        %.2f s (grammar, kernels from the cache)\n"
-               "warm-up      %.3f s\nbest of %d   %.3f s: %.1f sentences/s, %.0f words/s\n"
-               "rule evals   %.4g per pass, %.4g /s = %.1f%% of the add+max peak %.4g /s\n"
-               "XX kernels   %.4g /s = %.1f%% of peak\n"
-               "stages (profiled pass, %.3f s; device stages by CUDA events):\n",
-               gpath, input, n, maxlen, words, device, gpu_engine_width(e), setup,
-               warm, repeat, best,
-               n / best, words / best, evals, evals / best, 100 * evals / best / peak, peak,
-               xx_rate, 100 * xx_rate / peak, profiled);
-        for (int k = 0; k < GPU_NSTAGE; k++)
-            printf("  %-15s %8.4f s\n", gpu_stage_name((gpu_stage)k), stage[k]);
-    }
+    if (json)
+        print_json(&b, gpath, input, gpu ? "gpu" : "cpu", gpu ? device : "cpu", workspace,
+                   threads, grammar_seconds, rows, nrow);
+    else
+        print_text(&b, gpath, input, device, workspace, threads, grammar_seconds, rows, nrow);
 done:
     for (int k = 0; k < n; k++)
         sentence_free(&s[k]);
     free(s);
-    free(r);
-    free(buckets);
+    for (int k = 0; k < nrow; k++) {
+        free(rows[k].reason);
+        free(rows[k].buckets);
+    }
     parser_free(p);
     grammar_free(g);
     return rc;
