@@ -42,15 +42,18 @@ static cky_status engine_from_name(const char *name, parser_engine *out)
     return cky_fail(CKY_ERR_ARG, "unknown engine '%s' (known: auto, gpu, cpu, ref)", name);
 }
 
-/* The decoder named `name` (NULL: viterbi). */
+/* The decoder named `name` (NULL or "auto": -1, parser_default_decoder's choice). */
 static cky_status decoder_from_name(const char *name, parser_decoder *out)
 {
-    if (!name || !strcmp(name, "viterbi"))
+    if (!name || !strcmp(name, "auto"))
+        *out = (parser_decoder)-1;
+    else if (!strcmp(name, "viterbi"))
         *out = PARSER_DECODER_VITERBI;
     else if (!strcmp(name, "maxrule"))
         *out = PARSER_DECODER_MAXRULE;
     else
-        return cky_fail(CKY_ERR_ARG, "unknown decoder '%s' (known: viterbi, maxrule)", name);
+        return cky_fail(CKY_ERR_ARG, "unknown decoder '%s' (known: auto, viterbi, maxrule)",
+                        name);
     return CKY_OK;
 }
 
@@ -76,19 +79,23 @@ cky_parser *cky_parser_open(const char *grammar_path, const char *engine, const 
     h->opt.device = device;
     if (max_length > 0)
         h->opt.max_length = max_length;
-    int any_engine = !engine || !strcmp(engine, "auto");
     cky_status st = engine_from_name(engine, &h->opt.engine);
     if (!st)
         st = decoder_from_name(decoder, &h->opt.decoder);
-    if (!st && any_engine && h->opt.decoder == PARSER_DECODER_MAXRULE)
-        h->opt.engine = PARSER_ENGINE_REF; /* the engine that has max-rule, as cky parse does */
-    if (st || grammar_load(grammar_path, &h->g) || parser_new(h->g, &h->opt, &h->p)) {
+    if (!st && !(st = grammar_load(grammar_path, &h->g)) && (int)h->opt.decoder == -1)
+        h->opt.decoder = parser_default_decoder(h->g);
+    if (st || parser_new(h->g, &h->opt, &h->p)) {
         grammar_free(h->g);
         free(h);
         return NULL;
     }
     pthread_mutex_init(&h->lock, NULL);
     return h;
+}
+
+const char *cky_parser_decoder(const cky_parser *p)
+{
+    return p->opt.decoder == PARSER_DECODER_MAXRULE ? "maxrule" : "viterbi";
 }
 
 const char *cky_parser_engine(const cky_parser *p)

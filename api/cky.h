@@ -21,8 +21,10 @@ enum {
 
 /* Load a grammar (a Berkeley .gr file or the prefix of a text export) and open a parser on
  * it. engine: "auto" (the GPU where one is usable, else the CPU), "gpu", "cpu" or "ref";
- * decoder: "viterbi" (NULL: viterbi) or "maxrule" (the Berkeley parser's default; the ref
- * or cpu engine, "auto" choosing ref, and a native .gr grammar); threads: CPU threads (0:
+ * decoder: "maxrule" (the tree of the best rule posteriors, the Berkeley parser's default;
+ * exact with a native .gr grammar, approximate with a text export), "viterbi" (the best
+ * derivation) or "auto" (NULL: maxrule with a native .gr grammar, else viterbi: see
+ * parser_default_decoder); every engine runs both; threads: CPU threads (0:
  * one per core); max_length: longest sentence parsed, in words (0: 200); device: the CUDA
  * device of the gpu engine.
  * NULL on failure (unreadable grammar, unknown engine or decoder, no GPU for "gpu"). */
@@ -31,6 +33,9 @@ cky_parser *cky_parser_open(const char *grammar, const char *engine, const char 
 
 /* The engine the parser runs: "gpu", "cpu" or "ref". */
 const char *cky_parser_engine(const cky_parser *p);
+
+/* The decoder the parser runs: "maxrule" or "viterbi". */
+const char *cky_parser_decoder(const cky_parser *p);
 
 /* Parse n lines (UTF-8; n >= 0). tokenize: 1 if the lines are raw text (tokenized as the
  * Penn Treebank, corpus_tools/tokenize.h), 0 if they are tokens separated by white space.

@@ -47,12 +47,12 @@ static const char usage_text[] =
     "      --tokenize          the input is raw text, one sentence per line: tokenize it as\n"
     "                          the Penn Treebank is (`` '' quotes, n't 's splits, -LRB-,\n"
     "                          the final period, ...) before parsing\n"
-    "      --decoder DECODER   viterbi: the best derivation (default); maxrule: the tree that\n"
-    "                          maximizes the product of its rules' posteriors, the Berkeley\n"
-    "                          parser's default; it runs with --engine ref (the engine when\n"
-    "                          none is given; double precision) or cpu (the sum-product\n"
-    "                          kernels in float32, scaled); exact with a native .gr grammar,\n"
-    "                          approximate with a text export (a note on stderr says so)\n"
+    "      --decoder DECODER   maxrule: the tree that maximizes the product of its rules'\n"
+    "                          posteriors, the Berkeley parser's default and ours with a\n"
+    "                          native .gr grammar (exact; with a text export, whose unary\n"
+    "                          closure is the Viterbi one, approximate: a note on stderr says\n"
+    "                          so); viterbi: the best derivation, the default with a text\n"
+    "                          export or --backtrace. Every engine runs both.\n"
     "      --score             viterbi: prefix each tree with the root log score of the best\n"
     "                          parse and a tab (-inf when there is no parse); maxrule: with\n"
     "                          log P(sentence), a tab, the tree's max-rule score and a tab\n"
@@ -107,10 +107,20 @@ typedef struct options {
     int ntreebanks;
     int score, eval, tokenize;
     int engine_set, device_set, workspace_set, threads_set; /* given on the command line */
+    int decoder_set, backtrace_set;
     int devices_set, engines_set;
     int shard_k, shard_n; /* --shard K/N (shard_n 0: every line) */
     parser_options popt;
 } options;
+
+/* The decoder asked for; else max-rule, as the Berkeley parser, where g gives it exactly
+ * (a native .gr grammar), and Viterbi for a text export or with --backtrace. */
+static parser_decoder default_decoder(const options *o, const grammar *g)
+{
+    if (o->decoder_set)
+        return o->popt.decoder;
+    return o->backtrace_set ? PARSER_DECODER_VITERBI : parser_default_decoder(g);
+}
 
 static int read_options(int argc, char **argv, options *o)
 {
@@ -168,6 +178,7 @@ static int read_options(int argc, char **argv, options *o)
                                        optarg);
             break;
         case OPT_DECODER:
+            o->decoder_set = 1;
             if (!strcmp(optarg, "viterbi"))
                 o->popt.decoder = PARSER_DECODER_VITERBI;
             else if (!strcmp(optarg, "maxrule"))
@@ -207,6 +218,7 @@ static int read_options(int argc, char **argv, options *o)
                                        1 << 26);
             break;
         case OPT_BACKTRACE:
+            o->backtrace_set = 1;
             if (!strcmp(optarg, "exact"))
                 o->popt.backtrace = VITERBI_EXACT;
             else if (!strcmp(optarg, "berkeley"))
@@ -617,7 +629,8 @@ int cli_parse(int argc, char **argv)
         guard_cache("parse");
     if (!b) {
         rc = cli_error("parse", "out of memory");
-    } else if (grammar_load(o.grammar, &g) || parser_new(g, &o.popt, &rn.p)) {
+    } else if (grammar_load(o.grammar, &g) ||
+               (o.popt.decoder = default_decoder(&o, g), parser_new(g, &o.popt, &rn.p))) {
         rc = cli_error("parse", "%s", cky_last_error());
     } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !maxrule_grammar_is_exact(g)) {
         fprintf(stderr, "cky parse: note: %s is a text export, which lacks the sum closure "

@@ -75,6 +75,8 @@ typedef enum codegen_semiring {
     CODEGEN_SEMIRING_SUM_PRODUCT = 1
 } codegen_semiring;
 
+#define CODEGEN_NSEMIRING 2
+
 /* ---- classes: class-local substate numbering ---- */
 
 typedef enum codegen_class { CODEGEN_X = 0, CODEGEN_T = 1 } codegen_class;

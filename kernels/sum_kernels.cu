@@ -6,7 +6,7 @@
  * bits; the only atomics are integer maxima (order-independent). */
 #include <math.h>
 
-#include "../chart/cell.h"
+#include "../chart/scale.h"
 #include "kernels.h"
 
 /* Row x of work item t in a workspace of `tile` floats per tile (kernels.h). */
@@ -62,7 +62,7 @@ static __global__ void sum_add(const float *__restrict__ ws, long long wtile,
             break;
         float v = ws[sum_ws_at(x, u, wtile)];
         if (v > 0)
-            acc = __fadd_rn(acc, ldexpf(v, it.ea[it.ca[m]] + it.eb[it.cb[m]] - e));
+            acc = __fadd_rn(acc, chart_scale(v, it.ea[it.ca[m]] + it.eb[it.cb[m]] - e));
     }
     *out = acc;
 }
@@ -115,7 +115,7 @@ static __global__ void __launch_bounds__(UNARY_THREADS)
     if (m > 0)
         frexpf(m, &k);
     for (int x = threadIdx.x; x < nsub; x += blockDim.x)
-        out[c * nsub + x] = m > 0 ? ldexpf(sout[x], -k) : sout[x];
+        out[c * nsub + x] = m > 0 ? chart_scale(sout[x], -k) : sout[x];
     if (threadIdx.x == 0)
         eout[c] = m > 0 ? ein[c] + k : CHART_EXP_NONE;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../chart/scale.h"
 #include "cpu_internal.h"
 #include "cpu_sum.h"
 #include "engine.h"
@@ -84,7 +85,7 @@ static cky_status send_side(cpu_sum_batch *b, int d, codegen_family_id f, int si
             for (int x = 0; x < cls->n[to]; x++) {
                 float v = e->parent[(size_t)x * e->width + t];
                 if (v > 0)
-                    acc[gt[x]] += ldexpf(v, shift);
+                    acc[gt[x]] += chart_scale(v, shift);
             }
         }
     }

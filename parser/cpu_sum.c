@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../chart/scale.h"
 #include "../maxrule/maxrule.h"
 #include "cpu_internal.h"
 #include "engine.h"
@@ -182,7 +183,7 @@ static cky_status sum_binary(void *ctx, const plan *p, engine_pass pass, codegen
             for (int x = 0; x < nx; x++) {
                 float v = e->parent[(size_t)x * e->width + t];
                 if (v > 0)
-                    pre[gx[x]] += ldexpf(v, shift);
+                    pre[gx[x]] += chart_scale(v, shift);
             }
         }
     }

@@ -25,6 +25,8 @@
 
 typedef enum engine_pass { ENGINE_PASS_INSIDE, ENGINE_PASS_OUTSIDE } engine_pass;
 
+#define ENGINE_NPASS 2
+
 typedef struct engine_ops {
     /* Family f's binary rules into the cells of span length d: inside (d >= 2) over plan
      * segment p->bin[d * CODEGEN_NFAMILY + f], outside (d < maxn) over the pull lists of

@@ -16,6 +16,8 @@ _Static_assert(KERNELS_TILE == CODEGEN_THREADS, "one workspace tile layout");
 struct event_pair {
     cudaEvent_t start, stop;
     gpu_stage stage;
+    engine_pass pass;
+    codegen_semiring semiring;
 };
 
 const char *gpu_stage_name(gpu_stage s)
@@ -65,6 +67,14 @@ gpu_items gpu_items_at(void *base, const plan *p)
     return it;
 }
 
+void gpu_dev_count(gpu_dev *d, codegen_family_id f, int n, long nrule)
+{
+    d->stats.work_items[f] += n;
+    d->stats.rule_evaluations += (double)n * nrule;
+    d->stats.family_evaluations[f] += (double)n * nrule;
+    d->stats.pass_evaluations[d->pass][d->semiring] += (double)n * nrule;
+}
+
 /* ---- profiling: event pairs around device stages ---- */
 
 cky_status gpu_dev_prof_begin(gpu_dev *d)
@@ -92,6 +102,8 @@ cky_status gpu_dev_prof_end(gpu_dev *d, gpu_stage stage)
     if (!d->profile)
         return CKY_OK;
     d->ev[d->nev].stage = stage;
+    d->ev[d->nev].pass = d->pass;
+    d->ev[d->nev].semiring = d->semiring;
     GPU_CHECK(cudaEventRecord(d->ev[d->nev++].stop, d->stream));
     return CKY_OK;
 }
@@ -102,6 +114,8 @@ cky_status gpu_dev_prof_collect(gpu_dev *d, int drop)
         float ms = 0;
         GPU_CHECK(cudaEventElapsedTime(&ms, d->ev[i].start, d->ev[i].stop));
         d->stats.seconds[d->ev[i].stage] += ms * 1e-3;
+        if (d->ev[i].stage >= GPU_STAGE_XX && d->ev[i].stage <= GPU_STAGE_FAMILY_LAST)
+            d->stats.pass_seconds[d->ev[i].pass][d->ev[i].semiring] += ms * 1e-3;
     }
     d->nev = 0;
     return CKY_OK;
@@ -322,9 +336,7 @@ static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, pla
                                  d->d_row[CODEGEN_X], rows_x, d->pre.p, d->nsub, d->stream));
         if ((st = gpu_dev_prof_end(d, GPU_STAGE_REDUCE)))
             return st;
-        d->stats.work_items[f] += n;
-        d->stats.rule_evaluations += (double)n * part->nrule;
-        d->stats.family_evaluations[f] += (double)n * part->nrule;
+        gpu_dev_count(d, f, n, part->nrule);
     }
     return CKY_OK;
 }
@@ -336,6 +348,8 @@ static cky_status dev_binary(void *ctx, const plan *p, engine_pass pass, codegen
     cky_status st = engine_check_pass("gpu", pass, sr);
     if (st || dev->prog->part[f].nrule == 0)
         return st;
+    dev->pass = pass;
+    dev->semiring = sr;
     return run_family(dev, p, f, p->bin[d * CODEGEN_NFAMILY + f]);
 }
 

@@ -47,6 +47,10 @@ typedef struct gpu_stats {
     double rule_evaluations;                    /* work items x rules of their kernels */
     double work_items[CODEGEN_NFAMILY];         /* per family */
     double family_evaluations[CODEGEN_NFAMILY]; /* rule evaluations per family */
+    /* per pass and semiring: device seconds of the generated kernels (profiling on) and
+     * their rule evaluations */
+    double pass_seconds[ENGINE_NPASS][CODEGEN_NSEMIRING];
+    double pass_evaluations[ENGINE_NPASS][CODEGEN_NSEMIRING];
     long sentences, sub_batches, oom_retries;
 } gpu_stats;
 
@@ -113,6 +117,8 @@ typedef struct gpu_dev {
     gpu_buffer pre, post;       /* device charts of the sub-batch */
     gpu_buffer d_items, h_items; /* gpu_items of the sub-batch */
     int profile;
+    engine_pass pass;       /* of the step under way (set by the steps, for the statistics) */
+    codegen_semiring semiring;
     event_pair *ev;
     int nev, cap_ev;
     gpu_stats stats;
@@ -129,7 +135,12 @@ void gpu_dev_free(gpu_dev *d);
  * `host`, else the device charts and items. */
 cky_status gpu_dev_reserve(gpu_dev *d, const plan *p, int host);
 
-/* Bracket a device stage with CUDA events when profiling is on. */
+/* Count n work items of family f through kernels of `nrule` rules, for the pass and
+ * semiring of d->pass, d->semiring. */
+void gpu_dev_count(gpu_dev *d, codegen_family_id f, int n, long nrule);
+
+/* Bracket a device stage with CUDA events when profiling is on (a family stage also counts
+ * for d->pass, d->semiring). */
 cky_status gpu_dev_prof_begin(gpu_dev *d);
 cky_status gpu_dev_prof_end(gpu_dev *d, gpu_stage stage);
 

@@ -278,9 +278,7 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
                                   dev->nsub, dev->stream));
         if ((st = gpu_dev_prof_end(dev, GPU_STAGE_REDUCE)))
             return st;
-        dev->stats.work_items[f] += n;
-        dev->stats.rule_evaluations += (double)n * part->nrule;
-        dev->stats.family_evaluations[f] += (double)n * part->nrule;
+        gpu_dev_count(dev, f, n, part->nrule);
     }
     return CKY_OK;
 }
@@ -290,6 +288,8 @@ static cky_status sum_binary(void *ctx, const plan *p, engine_pass pass, codegen
 {
     gpu_sum *s = ctx;
     int sides = pass == ENGINE_PASS_INSIDE ? 1 : 2;
+    s->d->pass = pass;
+    s->d->semiring = sr;
     if (f == 0) /* the exponents of the span's cells, from every family with rules */
         for (int g = 0; g < CODEGEN_NFAMILY; g++)
             for (int side = 0; side < sides && s->prog[0]->part[g].nrule; side++)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../kernels/gpu.h"
+#include "../maxrule/maxrule.h"
 #include "../util/workers.h"
 #include "cpu.h"
 #include "decode.h"
@@ -28,6 +29,12 @@ struct parser {
     int nsub;
     pool *pool;
 };
+
+parser_decoder parser_default_decoder(const grammar *g)
+{
+    return !maxrule_check_grammar(g) && maxrule_grammar_is_exact(g) ? PARSER_DECODER_MAXRULE
+                                                                   : PARSER_DECODER_VITERBI;
+}
 
 parser_options parser_default_options(void)
 {

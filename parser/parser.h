@@ -78,6 +78,11 @@ typedef struct parse_result {
 
 typedef struct parser parser;
 
+/* The decoder to use with g when none is asked for: max-rule, the Berkeley parser's default,
+ * where g gives it exactly (a native .gr grammar), else Viterbi (a text export, whose unary
+ * closure is the Viterbi one). */
+parser_decoder parser_default_decoder(const grammar *g);
+
 /* The engine to use when none is asked for: gpu where a CUDA device is usable, else cpu. */
 parser_engine parser_default_engine(void);
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "../chart/scale.h"
 #include "../grammar/lexicon_berkeley.h"
 #include "../maxrule/maxrule.h"
 
@@ -118,7 +119,7 @@ int sum_rules_normalize(float *v, int n, int e)
     int k;
     frexpf(m, &k);
     for (int x = 0; x < n; x++)
-        v[x] = ldexpf(v[x], -k);
+        v[x] = chart_scale(v[x], -k);
     return e + k;
 }
 

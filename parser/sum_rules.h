@@ -14,7 +14,8 @@
  *     a longer span, in pull order), and is the sum of their terms brought to E in pull
  *     order; the root's opost is 1 at ROOT with exponent 0; opre is opost + the closure's
  *     outside terms (the `down` table), normalized.
- * Nothing depends on the batch, the workspace width or the device. */
+ * Every power-of-two scaling is chart_scale's (chart/scale.h: exact, or 0 below the normal
+ * range). Nothing depends on the batch, the workspace width or the device. */
 #ifndef CKY_PARSER_SUM_RULES_H
 #define CKY_PARSER_SUM_RULES_H
 

@@ -52,6 +52,8 @@ def _load():
     lib.cky_parser_open.restype = ptr
     lib.cky_parser_engine.argtypes = [ptr]
     lib.cky_parser_engine.restype = c_str
+    lib.cky_parser_decoder.argtypes = [ptr]
+    lib.cky_parser_decoder.restype = c_str
     lib.cky_parser_parse.argtypes = [ptr, ctypes.POINTER(c_str), c_int, c_int,
                                      ctypes.POINTER(ptr), ctypes.POINTER(c_int),
                                      ctypes.POINTER(ptr)]
@@ -129,15 +131,16 @@ class Parser:
 
     grammar: a Berkeley .gr file, or the prefix of a text export (PREFIX.grammar[.gz], ...).
     engine: "auto" (the GPU where one is usable, else the CPU), "gpu", "cpu" or "ref".
-    decoder: "viterbi" (the exact best parse) or "maxrule" (the tree that maximizes the
-    product of its rules' posteriors, the Berkeley parser's default: runs on the ref or cpu
-    engine, "auto" picking ref, and needs a native .gr grammar).
+    decoder: "maxrule" (the tree that maximizes the product of its rules' posteriors, the
+    Berkeley parser's default: exact with a native .gr grammar, approximate with a text
+    export), "viterbi" (the best derivation), or "auto": maxrule with a native .gr grammar,
+    viterbi with a text export. Every engine runs both.
     threads: CPU threads (0: one per core); max_length: longest sentence parsed, in words;
     device: the CUDA device of the gpu engine; strict: raise ParseError for a sentence
     without a tree instead of returning "(())".
     """
 
-    def __init__(self, grammar, engine="auto", decoder="viterbi", threads=0, max_length=200,
+    def __init__(self, grammar, engine="auto", decoder="auto", threads=0, max_length=200,
                  device=0, strict=False):
         self._h = None
         for name, v in (("threads", threads), ("max_length", max_length), ("device", device)):
@@ -151,7 +154,7 @@ class Parser:
             raise _error()
         self._h = h
         self.engine = _lib.cky_parser_engine(h).decode()
-        self.decoder = decoder
+        self.decoder = _lib.cky_parser_decoder(h).decode()
         self.strict = strict
 
     def _check(self):

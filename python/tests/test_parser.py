@@ -121,11 +121,12 @@ def test_as_tree(grammar):
 
 
 def test_maxrule_as_the_command(repo, grammar):
-    """decoder="maxrule" gives the trees of `cky parse --decoder maxrule` (the ref engine,
-    which "auto" picks for it, as the command does), and the cpu engine's are the same."""
-    p = cky.Parser(grammar, decoder="maxrule")
-    assert p.engine == "ref"
-    want = cky_parse(repo, grammar, RAW, "--decoder", "maxrule", "--tokenize")
+    """The default decoder with a native .gr grammar is maxrule, as the command's: the same
+    trees as `cky parse` with no --decoder, on the ref engine and on the cpu engine."""
+    p = cky.Parser(grammar, engine="ref")
+    assert p.decoder == "maxrule"
+    want = cky_parse(repo, grammar, RAW, "--engine", "ref", "--tokenize")
     assert [p.parse(s) for s in RAW] == want
+    assert cky.Parser(grammar, engine="ref", decoder="viterbi").decoder == "viterbi"
     cpu = cky.Parser(grammar, engine="cpu", decoder="maxrule", threads=2)
     assert list(cpu.parse_many(RAW)) == want
