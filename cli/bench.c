@@ -1,11 +1,13 @@
 /* cky bench: parse a file on the GPU after a warm-up and report throughput, rule evaluations
  * against the GPU's measured add+max peak, and where the time goes. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../codegen/codegen.h"
 #include "../kernels/peak.h"
@@ -27,7 +29,10 @@ static const char usage_text[] =
     "words, wall time, sentences/s, words/s, rule evaluations (work items x rules of the\n"
     "kernels they ran through) and their rate, the GPU's peak for one add and one max per\n"
     "rule (measured here by a micro-benchmark), the fraction of it reached, end to end and\n"
-    "by the XX kernels alone, and the time per stage.\n"
+    "by the XX kernels alone, and the time per stage. Then the same sentences go through\n"
+    "the `cky parse` path (written to a temporary file and parsed in this process by the\n"
+    "pipeline cky parse runs: read, parse, write): its sentences/s with and without its\n"
+    "start-up (grammar, engine, kernels from the cache) beside the kernel pass's.\n"
     "\n"
     "options:\n"
     "  -g, --grammar GRAMMAR   a Berkeley .gr file or text-export prefix\n"
@@ -81,6 +86,63 @@ static int read_sentences(const char *path, int maxlen, sentence **out, int *n, 
     if (st)
         return cli_error("bench", "%s", cky_last_error());
     return 0;
+}
+
+/* The end-to-end figure: the sentences through cky parse's own code (cli_parse_timed). */
+typedef struct end_to_end {
+    double total;   /* seconds, start-up included */
+    double startup; /* seconds of start-up */
+    double idle;    /* seconds the engine waited for the reader */
+} end_to_end;
+
+/* Write the n sentences of s into a temporary file, one per line, and run `cky parse` on it
+ * in this process with the engine options of the bench (`devices`: the --devices argument or
+ * NULL), the trees going to another temporary file; both are removed. Returns 0 or 1 after an
+ * error on stderr. */
+static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxlen,
+                          const parser_options *popt, const char *devices, end_to_end *out)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096], in[4200], outp[4200], num[3][32];
+    snprintf(dir, sizeof dir, "%s/cky-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return cli_error("bench", "%s: %s", dir, strerror(errno));
+    snprintf(in, sizeof in, "%s/sentences.txt", dir);
+    snprintf(outp, sizeof outp, "%s/trees.txt", dir);
+    FILE *f = fopen(in, "w");
+    for (int k = 0; f && k < n; k++)
+        for (int w = 0; w < s[k].n; w++)
+            fprintf(f, "%s%c", s[k].words[w], w + 1 < s[k].n ? ' ' : '\n');
+    int rc = 0;
+    if (!f || fclose(f)) {
+        rc = cli_error("bench", "%s: %s", in, strerror(errno));
+    } else {
+        snprintf(num[0], sizeof num[0], "%d", maxlen);
+        snprintf(num[1], sizeof num[1], "%d", popt->device);
+        snprintf(num[2], sizeof num[2], "%d", popt->workspace);
+        char *argv[16] = {"parse", "-g", (char *)gpath, "-i", in, "-o", outp, "--engine", "gpu",
+                          "--max-length", num[0]};
+        int argc = 11;
+        argv[argc++] = devices ? "--devices" : "--device";
+        argv[argc++] = devices ? (char *)devices : num[1];
+        if (popt->workspace) {
+            argv[argc++] = "--workspace";
+            argv[argc++] = num[2];
+        }
+        argv[argc] = NULL;
+        cli_parse_timing t = {0};
+        int prc = cli_parse_timed(argc, argv, &t);
+        if (prc != 0 && prc != GUARD_EXIT_INTERNAL)
+            rc = cli_error("bench", "the end-to-end run (cky parse) failed (exit status %d)",
+                           prc);
+        out->total = t.total_seconds;
+        out->startup = t.startup_seconds;
+        out->idle = t.stats.idle_seconds;
+    }
+    remove(in);
+    remove(outp);
+    rmdir(dir);
+    return rc;
 }
 
 /* The statistics of every device of p, summed. */
@@ -220,7 +282,7 @@ int cli_bench(int argc, char **argv)
         {"bucket-width", required_argument, 0, OPT_BUCKET},
         {"devices", required_argument, 0, OPT_DEVICES},
         {0, 0, 0, 0}};
-    const char *gpath = NULL, *input = NULL;
+    const char *gpath = NULL, *input = NULL, *devices = NULL;
     int maxlen = 40, repeat = 3, json = 0, width = 10, c, rc = 0;
     parser_options popt = parser_default_options();
     popt.engine = PARSER_ENGINE_GPU;
@@ -250,6 +312,7 @@ int cli_bench(int argc, char **argv)
         case OPT_DEVICES:
             if ((rc = multi_read_devices("bench", optarg, &popt)))
                 return rc;
+            devices = optarg;
             break;
         case OPT_JSON: json = 1; break;
         case OPT_BUCKET:
@@ -327,6 +390,14 @@ int cli_bench(int argc, char **argv)
     for (int k = 0; k < parser_engine_count(p); k++)
         snprintf(device + strlen(device), sizeof device - strlen(device), "%s%s", k ? "; " : "",
                  gpu_engine_device(parser_gpu_at(p, k)));
+    int width_items = gpu_engine_width(e);
+    /* the end-to-end run makes its own parser: this one gives the device memory back */
+    parser_free(p);
+    p = NULL;
+    end_to_end e2e = {0};
+    if ((rc = run_end_to_end(gpath, s, n, maxlen, &popt, devices, &e2e)))
+        goto done;
+    double e2e_rate = n / e2e.total, e2e_run = e2e.total - e2e.startup;
     double evals = (after.rule_evaluations - before.rule_evaluations) / repeat;
     double stage[GPU_NSTAGE];
     for (int k = 0; k < GPU_NSTAGE; k++)
@@ -343,10 +414,17 @@ int cli_bench(int argc, char **argv)
                "\"xx_fraction_of_peak\": %.4f, \"workspace\": %d, \"stage_seconds\": {",
                gpath, input, device, n, words, maxlen, setup, warm, best,
                n / best, words / best, evals, evals / best, peak, evals / best / peak, xx_rate,
-               xx_rate / peak, gpu_engine_width(e));
+               xx_rate / peak, width_items);
         for (int k = 0; k < GPU_NSTAGE; k++)
             printf("%s\"%s\": %.4f", k ? ", " : "", gpu_stage_name((gpu_stage)k), stage[k]);
         printf("}, \"profiled_pass_seconds\": %.4f", profiled);
+        printf(", \"end_to_end\": {\"seconds\": %.4f, \"startup_seconds\": %.4f, "
+               "\"seconds_without_startup\": %.4f, \"sentences_per_second\": %.1f, "
+               "\"sentences_per_second_without_startup\": %.1f, \"fraction_of_kernel_pass\": "
+               "%.4f, \"fraction_of_kernel_pass_without_startup\": %.4f, "
+               "\"engine_idle_seconds\": %.4f}",
+               e2e.total, e2e.startup, e2e_run, e2e_rate, n / e2e_run, e2e_rate / (n / best),
+               n / e2e_run / (n / best), e2e.idle);
         print_buckets_json(buckets, nbuckets, width);
         printf("}\n");
     } else {
@@ -357,12 +435,16 @@ int cli_bench(int argc, char **argv)
                "rule evals   %.4g per pass, %.4g /s = %.1f%% of the add+max peak %.4g /s\n"
                "XX kernels   %.4g /s = %.1f%% of peak\n"
                "stages (profiled pass, %.3f s; device stages by CUDA events):\n",
-               gpath, input, n, maxlen, words, device, gpu_engine_width(e), setup,
+               gpath, input, n, maxlen, words, device, width_items, setup,
                warm, repeat, best,
                n / best, words / best, evals, evals / best, 100 * evals / best / peak, peak,
                xx_rate, 100 * xx_rate / peak, profiled);
         for (int k = 0; k < GPU_NSTAGE; k++)
             printf("  %-15s %8.4f s\n", gpu_stage_name((gpu_stage)k), stage[k]);
+        printf("cky parse    %.3f s with start-up (%.2f s): %.1f sentences/s = %.1f%% of the "
+               "kernel pass\n             %.3f s without: %.1f sentences/s = %.1f%% (engine "
+               "idle %.3f s)\n", e2e.total, e2e.startup, e2e_rate, 100 * e2e_rate / (n / best),
+               e2e_run, n / e2e_run, 100 * n / e2e_run / (n / best), e2e.idle);
     }
 done:
     for (int k = 0; k < n; k++)
