@@ -189,7 +189,7 @@ Test(cli_stream, memory_is_bounded_however_long_the_input, .timeout = 300)
 
 /* cky bench's end-to-end figure (a GPU only): the same sentences through cky parse, with
  * and without its start-up, beside the kernel pass. */
-Test(cli_stream, bench_reports_end_to_end, .timeout = 600)
+Test(gpu_bench, reports_end_to_end, .timeout = 600) /* in make test-gpu */
 {
     if (gpu_count() == 0)
         cr_skip_test("no CUDA device: cky bench is not run here");
