@@ -1,6 +1,7 @@
 /* cky bench: parse a file with each decoder (one row each) after a warm-up and report
  * throughput; on the gpu engine also rule evaluations against the GPU's measured peak of
  * each semiring (add+max, sum-product: kernels/peak.h), per pass, and where the time goes. */
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,7 +36,10 @@ static const char usage_text[] =
     "the peak of the decoder's semiring, end to end and for each pass in its rule kernels,\n"
     "the XX kernels alone, and the time per stage. The peaks, one add and one max per rule\n"
     "(add+max: Viterbi) and one fused multiply-add per rule (sum-product: max-rule's inside\n"
-    "and outside passes), are measured here by micro-benchmarks.\n"
+    "and outside passes), are measured here by micro-benchmarks. Then, for each row, the same\n"
+    "sentences go through the `cky parse` path (written to a temporary file and parsed in\n"
+    "this process by the pipeline cky parse runs: read, parse, write): its sentences/s with\n"
+    "and without its start-up (grammar, engine, kernels from the cache) beside the pass's.\n"
     "\n"
     "options:\n"
     "  -g, --grammar GRAMMAR   a Berkeley .gr file or text-export prefix\n"
@@ -238,6 +242,72 @@ static int measure_buckets(parser *p, const sentence *s, int n, parse_result *r,
     return nb;
 }
 
+/* The end-to-end figure: the sentences through cky parse's own code (cli_parse_timed). */
+typedef struct end_to_end {
+    double total;   /* seconds, start-up included */
+    double startup; /* seconds of start-up */
+    double idle;    /* seconds the engine waited for the reader */
+} end_to_end;
+
+/* Write the n sentences of s into a temporary file, one per line, and run `cky parse` on it
+ * in this process with the bench's engine options and decoder (`devices`: the --devices
+ * argument or NULL), the trees going to another temporary file; both are removed. Returns 0
+ * or 1 after an error on stderr. */
+static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxlen,
+                          const parser_options *popt, const char *decoder, const char *devices,
+                          end_to_end *out)
+{
+    const char *tmp = getenv("TMPDIR");
+    char dir[4096], in[4200], outp[4200], num[4][32];
+    snprintf(dir, sizeof dir, "%s/cky-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    if (!mkdtemp(dir))
+        return cli_error("bench", "%s: %s", dir, strerror(errno));
+    snprintf(in, sizeof in, "%s/sentences.txt", dir);
+    snprintf(outp, sizeof outp, "%s/trees.txt", dir);
+    FILE *f = fopen(in, "w");
+    for (int k = 0; f && k < n; k++)
+        for (int w = 0; w < s[k].n; w++)
+            fprintf(f, "%s%c", s[k].words[w], w + 1 < s[k].n ? ' ' : '\n');
+    int rc = 0;
+    if (!f || fclose(f)) {
+        rc = cli_error("bench", "%s: %s", in, strerror(errno));
+    } else {
+        int gpu = popt->engine == PARSER_ENGINE_GPU;
+        snprintf(num[0], sizeof num[0], "%d", maxlen);
+        snprintf(num[1], sizeof num[1], "%d", popt->device);
+        snprintf(num[2], sizeof num[2], "%d", popt->workspace);
+        snprintf(num[3], sizeof num[3], "%d", popt->threads);
+        char *argv[20] = {"parse", "-g", (char *)gpath, "-i", in, "-o", outp, "--engine",
+                          gpu ? "gpu" : "cpu", "--max-length", num[0], "--decoder",
+                          (char *)decoder};
+        int argc = 13;
+        if (gpu) {
+            argv[argc++] = devices ? "--devices" : "--device";
+            argv[argc++] = devices ? (char *)devices : num[1];
+        } else if (popt->threads > 0) {
+            argv[argc++] = "--threads";
+            argv[argc++] = num[3];
+        }
+        if (popt->workspace) {
+            argv[argc++] = "--workspace";
+            argv[argc++] = num[2];
+        }
+        argv[argc] = NULL;
+        cli_parse_timing t = {0};
+        int prc = cli_parse_timed(argc, argv, &t);
+        if (prc != 0 && prc != GUARD_EXIT_INTERNAL)
+            rc = cli_error("bench", "the end-to-end run (cky parse) failed (exit status %d)",
+                           prc);
+        out->total = t.total_seconds;
+        out->startup = t.startup_seconds;
+        out->idle = t.stats.idle_seconds;
+    }
+    remove(in);
+    remove(outp);
+    rmdir(dir);
+    return rc;
+}
+
 /* One pass of the engine in one semiring, from the profiled pass. */
 typedef struct pass_fig {
     int pass, semiring;
@@ -268,6 +338,7 @@ typedef struct row {
     pass_fig pass[BENCH_NPASS * BENCH_NSEMIRING];
     bucket *buckets;
     int nbuckets;
+    end_to_end e2e;             /* the same sentences through cky parse */
 } row;
 
 typedef struct bench_run {
@@ -444,6 +515,15 @@ static void print_row_members_json(const bench_run *b, const row *w)
         print_stages_json(w->stage, 1);
         printf(", \"profiled_pass_seconds\": %.4f", w->profiled);
     }
+    const end_to_end *e = &w->e2e;
+    double kernel = b->n / w->best, run = e->total - e->startup;
+    printf(", \"end_to_end\": {\"seconds\": %.4f, \"startup_seconds\": %.4f, "
+           "\"seconds_without_startup\": %.4f, \"sentences_per_second\": %.1f, "
+           "\"sentences_per_second_without_startup\": %.1f, \"fraction_of_kernel_pass\": "
+           "%.4f, \"fraction_of_kernel_pass_without_startup\": %.4f, "
+           "\"engine_idle_seconds\": %.4f}",
+           e->total, e->startup, run, rate(b->n, e->total), rate(b->n, run),
+           rate(rate(b->n, e->total), kernel), rate(rate(b->n, run), kernel), e->idle);
     print_buckets_json(w->buckets, w->nbuckets, b->width, b->gpu);
 }
 
@@ -499,6 +579,12 @@ static void print_row_text(const bench_run *b, const row *w)
            "%.0f words/s\n",
            w->dec->name, w->setup, w->warm, b->repeat, w->best, b->n / w->best,
            b->words / w->best);
+    const end_to_end *e = &w->e2e;
+    double kernel = b->n / w->best, run = e->total - e->startup;
+    printf("  cky parse    %.3f s with start-up (%.2f s): %.1f sentences/s = %.1f%% of the pass; "
+           "%.3f s without: %.1f sentences/s = %.1f%% (engine idle %.3f s)\n",
+           e->total, e->startup, rate(b->n, e->total), 100 * rate(rate(b->n, e->total), kernel),
+           run, rate(b->n, run), 100 * rate(rate(b->n, run), kernel), e->idle);
     if (!b->gpu)
         return;
     kpeak_kind kind = semiring_peak(w->dec->semiring);
@@ -560,7 +646,7 @@ int cli_bench(int argc, char **argv)
         {"decoder", required_argument, 0, OPT_DECODER},
         {"threads", required_argument, 0, OPT_THREADS},
         {0, 0, 0, 0}};
-    const char *gpath = NULL, *input = NULL;
+    const char *gpath = NULL, *input = NULL, *devices = NULL;
     int maxlen = 40, repeat = 3, json = 0, width = 10, c, rc = 0;
     int decoder = -1; /* index in decoders[]; -1: all */
     int device_set = 0, threads_set = 0;
@@ -594,6 +680,7 @@ int cli_bench(int argc, char **argv)
             device_set = 1;
             if ((rc = multi_read_devices("bench", optarg, &popt)))
                 return rc;
+            devices = optarg;
             break;
         case OPT_THREADS:
             threads_set = 1;
@@ -692,8 +779,12 @@ int cli_bench(int argc, char **argv)
         }
         if ((rc = measure_row(&b, p, w)))
             goto done;
+        /* the end-to-end run makes its own parser: this one gives the device memory back */
         parser_free(p);
         p = NULL;
+        if ((rc = run_end_to_end(gpath, s, n, maxlen, &popt, decoders[d].name, devices,
+                                 &w->e2e)))
+            goto done;
     }
     int threads = popt.threads; /* the cpu engine's: one per core when not given */
     if (threads <= 0) {

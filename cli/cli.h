@@ -5,6 +5,7 @@
 #define CKY_CLI_H
 
 #include "../parser/parser.h"
+#include "pipeline.h"
 
 int cli_parse(int argc, char **argv);   /* cky parse   (cli/parse.c) */
 int cli_eval(int argc, char **argv);    /* cky eval    (cli/eval.c) */
@@ -12,6 +13,20 @@ int cli_lexicon(int argc, char **argv); /* cky lexicon (cli/lexicon.c) */
 int cli_compile(int argc, char **argv); /* cky compile (cli/compile.c) */
 int cli_bench(int argc, char **argv);   /* cky bench   (cli/bench.c) */
 int cli_merge(int argc, char **argv);   /* cky merge   (cli/merge.c) */
+
+/* The text of `cky parse --help` (cli/parse_help.c). */
+extern const char cli_parse_help[];
+
+/* What a run of cky parse took (cli_parse_timed), for cky bench's end-to-end figure. */
+typedef struct cli_parse_timing {
+    double startup_seconds; /* from the call to the parser ready and the outputs open */
+    double total_seconds;   /* from the call to the outputs committed */
+    pipeline_stats stats;   /* what the pipeline did */
+} cli_parse_timing;
+
+/* cky parse, as cli_parse, timing itself into *t (zeroed first; the times are set only when
+ * the run got as far). The same code path: cli_parse is cli_parse_timed(argc, argv, NULL). */
+int cli_parse_timed(int argc, char **argv, cli_parse_timing *t);
 
 /* Print "cky SUBCOMMAND: MESSAGE" to stderr; returns 1 for convenience. */
 int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

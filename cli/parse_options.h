@@ -1,0 +1,26 @@
+/* parse_options: the command line of cky parse, read and checked (cli/parse.c runs it). */
+#ifndef CKY_CLI_PARSE_OPTIONS_H
+#define CKY_CLI_PARSE_OPTIONS_H
+
+#include "../parser/parser.h"
+
+typedef struct parse_options {
+    const char *grammar, *input, *output, *gold_out;
+    const char **treebanks;
+    int ntreebanks;
+    int score, eval, tokenize;
+    int engine_set, device_set, workspace_set, threads_set; /* given on the command line */
+    int devices_set, engines_set;
+    int decoder_set, backtrace_set;
+    int shard_k, shard_n; /* --shard K/N (shard_n 0: every line) */
+    int pipeline_stats;   /* test hook: what the pipeline did, on stderr */
+    parser_options popt;
+} parse_options;
+
+/* Read the options of `cky parse ARGS` (argv[0] is "parse") into *o (its treebanks array is
+ * malloc'ed: free it), choose the engine when none is given, and check them: the options the
+ * engine does not use, the files (no output may be an input or a grammar file). --help
+ * prints the help and exits. Returns 0, or the exit status after a message on stderr. */
+int parse_options_read(int argc, char **argv, parse_options *o);
+
+#endif
