@@ -4,7 +4,8 @@
  *   1. families: the rules split by child type into XX, XT, TX, TT (T = POS tag child,
  *      X = phrasal child; parents are always phrasal), in class-local substate numbering;
  *   2. partition: each family's P x L x R cube cut into major cubes (one kernel each) and
- *      those into minor cubes (code blocks), along spectral (Fiedler vector) orders;
+ *      those into minor cubes (code blocks): along spectral (Fiedler vector) orders, by
+ *      equal width, refined by local moves; the best of these candidates kept;
  *   3. emission: one source text per kernel, valid CUDA C for NVRTC and valid C for the
  *      host compiler; each rule is one line `P = max(P, LR + w)`;
  *   4. compilation: NVRTC to a cubin and/or `cc -shared` to a host .so, both through an

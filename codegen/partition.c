@@ -6,7 +6,12 @@
  * intervals of about equal rule count, and each interval is cut along the next axis. The
  * same recursion inside each major cube gives its minor cubes. Empty cubes never arise
  * (only occurring rows are ordered), so every rule lands in exactly one block; each block is
- * then put into emission order and planned under the live budget (schedule.h). */
+ * then put into emission order and planned under the live budget (schedule.h).
+ *
+ * That spectral cut is one of the candidates (codegen_origin): it, equal-width blocking of
+ * the same shape, and partitions refined from them by local moves (refine.c) are all built
+ * and measured (reload rate over the major cubes, planned loads over the blocks), and the
+ * best that is no worse than equal-width on both is kept (codegen_partition_build). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
