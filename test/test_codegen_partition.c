@@ -1,6 +1,7 @@
 /* Tests of the grammar compiler's partition: spectral orders, shapes, every rule in exactly
  * one code block, blocks sorted by (L, R, P), weights printed so they read back exactly. */
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -393,4 +394,47 @@ Test(codegen_partition, refine_moves_lower_the_cost)
     free(part);
     free(before);
     codegen_family_free(&f);
+}
+
+typedef void (*blas_threads_set_fn)(int);
+
+/* sample-sm6: at the paper's shape, the spectral cut of XT overran dsyevr's eigenvalue array
+ * (two doubles on the stack) and crashed; and TX's partition is the same whatever number of
+ * threads OpenBLAS (where it is the LAPACK) was set to (with 1 and 2 threads its spectral
+ * cut differed: 3,569 and 3,582 loads). */
+Test(codegen_partition, sample_sm6_paper_shape_and_blas_threads, .timeout = 120)
+{
+    grammar *g = NULL;
+    cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm6/sample-sm6.gr", &g), CKY_OK,
+                 "%s", cky_last_error());
+    codegen_classes c;
+    cr_assert_eq(codegen_classes_init(g, &c), CKY_OK);
+    codegen_family f;
+    cr_assert_eq(codegen_family_build(g, &c, CODEGEN_XT, &f), CKY_OK);
+    codegen_shape shape;
+    cr_assert_eq(codegen_shape_parse("6x2x2/2x2x2", &shape), CKY_OK);
+    codegen_partition p[2];
+    cr_assert_eq(codegen_partition_build(&f, shape, &p[0]), CKY_OK, "%s", cky_last_error());
+    check_partition(&f, &p[0]);
+    check_figures(&f, &p[0]);
+    codegen_partition_free(&p[0]);
+    codegen_family_free(&f);
+    cr_assert_eq(codegen_family_build(g, &c, CODEGEN_TX, &f), CKY_OK);
+    blas_threads_set_fn set = (blas_threads_set_fn)dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    for (int t = 0; t < 2; t++) {
+        if (set)
+            set(t + 1);
+        cr_assert_eq(codegen_partition_build(&f, codegen_shape_auto(f.nrule), &p[t]), CKY_OK,
+                     "%s", cky_last_error());
+    }
+    cr_assert_eq(p[0].candidate_loads[CODEGEN_SPECTRAL], p[1].candidate_loads[CODEGEN_SPECTRAL],
+                 "the spectral cut depends on the BLAS threads");
+    cr_assert_eq(p[0].nblock, p[1].nblock);
+    cr_assert_eq(memcmp(p[0].rule, p[1].rule, (size_t)f.nrule * sizeof *p[0].rule), 0,
+                 "the partition depends on the BLAS threads");
+    for (int t = 0; t < 2; t++)
+        codegen_partition_free(&p[t]);
+    codegen_family_free(&f);
+    codegen_classes_free(&c);
+    grammar_free(g);
 }
