@@ -42,11 +42,14 @@ static void compile_usage(FILE *f)
         "  -h, --help             this text\n\n"
         "The report gives per family: rules, kernels, code blocks, rules per block\n"
         "(min/mean/max), distinct rows per block, row loads per work item (all blocks of the\n"
-        "family, rows reloaded under the live budget counted again), the reload rate (mean\n"
-        "number of kernels that use a row, over all P, L and R rows) against naive\n"
-        "equal-width blocking of the same shape, the most values live at once in a block,\n"
-        "and ptxas' registers and spill bytes per kernel (max), then the partition and\n"
-        "compile times and cache hits.\n"
+        "family, rows reloaded under the live budget counted again) and the reload rate (mean\n"
+        "number of kernels that use a row, over all P, L and R rows), each against\n"
+        "equal-width blocking of the same shape in parentheses, the most values live at once\n"
+        "in a block, ptxas' registers and spill bytes per kernel (max), and the candidate\n"
+        "partition chosen: of spectral, spectral+moves (refined by local moves of rows\n"
+        "between cubes), equal-width and equal-width+moves, the one with the fewest loads of\n"
+        "those no worse than equal-width on both figures; the next line gives every\n"
+        "candidate's figures. Then the partition and compile times and cache hits.\n"
         "A warm start reads each family's partition from the cache (a manifest keyed by its\n"
         "rules and shape) and each kernel's cubin or .so without generating its source.\n"
         "ptxas compiles with -O3; a kernel that spills is compiled again with -O1, then\n"
@@ -92,15 +95,16 @@ static family_summary summarize(const codegen_program *prog, int f)
 static void print_report(const codegen_program *prog, const char *gname, double warm)
 {
     printf("grammar %s\n", gname);
-    printf("%-3s %9s %7s %6s %22s %8s %10s %13s %8s %13s %9s\n", "fam", "rules", "kernels",
-           "blocks", "rules/block min/mean/max", "rows/blk", "loads/item", "reload(naive)",
-           "max_live", "registers", "spill(B)");
+    printf("%-3s %9s %7s %6s %22s %8s %17s %13s %8s %13s %9s  %s\n", "fam", "rules",
+           "kernels", "blocks", "rules/block min/mean/max", "rows/blk", "loads/item(eq-w)",
+           "reload(eq-w)", "max_live", "registers", "spill(B)", "partition");
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         const codegen_partition *p = &prog->part[f];
         family_summary s = summarize(prog, f);
-        char rb[48], rl[48], rg[32], sp[32];
+        char rb[48], rl[48], ld[48], rg[32], sp[32];
         snprintf(rb, sizeof rb, "%ld/%.0f/%ld", s.min, s.mean, s.max);
         snprintf(rl, sizeof rl, "%.2f (%.2f)", p->reload_rate, p->naive_reload_rate);
+        snprintf(ld, sizeof ld, "%ld (%ld)", s.loads, p->naive_loads);
         if (s.regs_max >= 0) {
             snprintf(rg, sizeof rg, "%d..%d", s.regs_min, s.regs_max);
             snprintf(sp, sizeof sp, "%d", s.spill_max);
@@ -108,11 +112,16 @@ static void print_report(const codegen_program *prog, const char *gname, double 
             snprintf(rg, sizeof rg, "-");
             snprintf(sp, sizeof sp, "-");
         }
-        printf("%-3s %9ld %7d %6d %22s %8.1f %10ld %13s %8d %13s %9s\n",
-               codegen_family_name(f), p->nrule, p->nkernel, p->nblock, rb, s.rows, s.loads, rl,
-               p->max_live, rg, sp);
-        printf("    shape %dx%dx%d/%dx%dx%d\n", p->shape.major[0], p->shape.major[1],
-               p->shape.major[2], p->shape.minor[0], p->shape.minor[1], p->shape.minor[2]);
+        printf("%-3s %9ld %7d %6d %22s %8.1f %17s %13s %8d %13s %9s  %s\n",
+               codegen_family_name(f), p->nrule, p->nkernel, p->nblock, rb, s.rows, ld, rl,
+               p->max_live, rg, sp, codegen_origin_name(p->origin));
+        printf("    shape %dx%dx%d/%dx%dx%d; candidates (reload, loads/item):",
+               p->shape.major[0], p->shape.major[1], p->shape.major[2], p->shape.minor[0],
+               p->shape.minor[1], p->shape.minor[2]);
+        for (int o = 0; o < CODEGEN_NORIGIN; o++)
+            printf("%s %s %.2f %ld", o ? "," : "", codegen_origin_name(o),
+                   p->candidate_reload[o], p->candidate_loads[o]);
+        printf("\n");
     }
     printf("partition %.2f s (%d of %d families from the cache), compile %.2f s (%d kernels "
            "compiled, %d from the cache)\n", prog->partition_seconds, prog->partition_hits,
@@ -141,12 +150,19 @@ static void print_json(const codegen_program *prog, const char *gname, const cha
                "\"shape\": \"%dx%dx%d/%dx%dx%d\", "
                "\"rules_per_block\": {\"min\": %ld, \"mean\": %.1f, \"max\": %ld}, "
                "\"rows_per_block\": %.2f, \"loads_per_item\": %ld, \"reload_rate\": %.4f, "
-               "\"naive_reload_rate\": %.4f, "
+               "\"naive_reload_rate\": %.4f, \"naive_loads_per_item\": %ld, "
+               "\"partition\": \"%s\", "
                "\"max_live\": %d, ",
                f ? ", " : "", codegen_family_name(f), p->nrule, p->nkernel, p->nblock,
                p->shape.major[0], p->shape.major[1], p->shape.major[2], p->shape.minor[0],
                p->shape.minor[1], p->shape.minor[2], s.min, s.mean, s.max, s.rows, s.loads,
-               p->reload_rate, p->naive_reload_rate, p->max_live);
+               p->reload_rate, p->naive_reload_rate, p->naive_loads,
+               codegen_origin_name(p->origin), p->max_live);
+        printf("\"candidates\": {");
+        for (int o = 0; o < CODEGEN_NORIGIN; o++)
+            printf("%s\"%s\": {\"reload_rate\": %.4f, \"loads_per_item\": %ld}", o ? ", " : "",
+                   codegen_origin_name(o), p->candidate_reload[o], p->candidate_loads[o]);
+        printf("}, ");
         if (s.regs_max >= 0)
             printf("\"registers\": %d, \"spill_bytes\": %d, \"kernel_registers\": [", s.regs_max,
                    s.spill_max);

@@ -26,7 +26,7 @@
 #define CACHE_MAGIC "CKYCUBIN"
 #define CACHE_FORMAT 2u /* 2: with the checksum of the cubin */
 #define PART_MAGIC "CKYPART" /* with its NUL, 8 bytes */
-#define PART_FORMAT 1u
+#define PART_FORMAT 2u /* 2: loads, equal-width figures, the candidates */
 #define PART_MAX_RULES (1L << 36) /* sanity bound on a manifest's counts */
 
 typedef struct cache_header {
@@ -59,15 +59,20 @@ typedef struct part_header {
     uint32_t format;
     uint32_t rule_size, kernel_size, block_size; /* sizeof of the array elements */
     uint64_t key;
-    uint64_t checksum; /* FNV-1a of the payload: rules, kernels, blocks */
+    uint64_t checksum; /* FNV-1a of the figures and the payload (part_checksum) */
     int64_t nrule;
     int32_t family, dim[3];
     int32_t major[3], minor[3], live_limit;
     int32_t nkernel, nblock, max_live;
     double reload_rate, naive_reload_rate;
+    int64_t loads, naive_loads;
+    int32_t origin, pad;
+    double candidate_reload[CODEGEN_NORIGIN];
+    int64_t candidate_loads[CODEGEN_NORIGIN];
 } part_header;
 
-_Static_assert(sizeof(part_header) == 120, "part_header must have no padding");
+_Static_assert(sizeof(part_header) == 120 + 24 + 16 * CODEGEN_NORIGIN,
+               "part_header must have no padding");
 _Static_assert(sizeof(codegen_shape) == 7 * sizeof(int),
                "codegen_shape changed: update the partition key and manifest (cache.c)");
 
@@ -84,6 +89,10 @@ struct partition_fields {
     codegen_block *block;
     double reload_rate, naive_reload_rate;
     int max_live;
+    long loads, naive_loads;
+    codegen_origin origin;
+    double candidate_reload[CODEGEN_NORIGIN];
+    long candidate_loads[CODEGEN_NORIGIN];
 };
 _Static_assert(sizeof(struct partition_fields) == sizeof(codegen_partition),
                "codegen_partition changed: update the manifest (cache.c)");
@@ -172,9 +181,19 @@ uint64_t codegen_partition_key(const codegen_family *f, const codegen_shape *sha
     return codegen_hash(h, s, sizeof s);
 }
 
+/* FNV-1a of the arrays and the figures the report shows (reload rates, loads, origin, the
+ * candidates' figures), so a damaged figure is a miss too. */
 static uint64_t part_checksum(const codegen_partition *p)
 {
-    uint64_t h = codegen_hash(CODEGEN_FNV_INIT, p->rule, (size_t)p->nrule * sizeof *p->rule);
+    int64_t fig[3 + 2 * CODEGEN_NORIGIN] = {p->loads, p->naive_loads, p->origin};
+    double rate[2] = {p->reload_rate, p->naive_reload_rate};
+    for (int o = 0; o < CODEGEN_NORIGIN; o++) {
+        fig[3 + o] = p->candidate_loads[o];
+        memcpy(&fig[3 + CODEGEN_NORIGIN + o], &p->candidate_reload[o], sizeof(double));
+    }
+    uint64_t h = codegen_hash(CODEGEN_FNV_INIT, fig, sizeof fig);
+    h = codegen_hash(h, rate, sizeof rate);
+    h = codegen_hash(h, p->rule, (size_t)p->nrule * sizeof *p->rule);
     h = codegen_hash(h, p->kernel, (size_t)p->nkernel * sizeof *p->kernel);
     return codegen_hash(h, p->block, (size_t)p->nblock * sizeof *p->block);
 }
@@ -213,7 +232,10 @@ static int part_valid(const codegen_partition *p)
                 p->block[b].first + p->block[b].nrule > kn->first + kn->nrule)
                 return 0;
     }
-    return live == p->max_live;
+    long loads = 0;
+    for (int b = 0; b < p->nblock; b++)
+        loads += p->block[b].loads;
+    return live == p->max_live && loads == p->loads && (unsigned)p->origin < CODEGEN_NORIGIN;
 }
 
 /* The header describes a manifest of `key` for family `f` partitioned with `shape`, and a
@@ -251,6 +273,13 @@ static int part_read_arrays(FILE *in, const part_header *h, codegen_partition *p
     p->reload_rate = h->reload_rate;
     p->naive_reload_rate = h->naive_reload_rate;
     p->max_live = h->max_live;
+    p->loads = (long)h->loads;
+    p->naive_loads = (long)h->naive_loads;
+    p->origin = (codegen_origin)h->origin;
+    for (int o = 0; o < CODEGEN_NORIGIN; o++) {
+        p->candidate_reload[o] = h->candidate_reload[o];
+        p->candidate_loads[o] = (long)h->candidate_loads[o];
+    }
     p->rule = malloc((size_t)(p->nrule ? p->nrule : 1) * sizeof *p->rule);
     p->kernel = malloc((size_t)(p->nkernel ? p->nkernel : 1) * sizeof *p->kernel);
     p->block = malloc((size_t)(p->nblock ? p->nblock : 1) * sizeof *p->block);
@@ -308,6 +337,13 @@ cky_status codegen_cache_put_partition(const char *dir, uint64_t key, const code
     h.max_live = p->max_live;
     h.reload_rate = p->reload_rate;
     h.naive_reload_rate = p->naive_reload_rate;
+    h.loads = p->loads;
+    h.naive_loads = p->naive_loads;
+    h.origin = (int32_t)p->origin;
+    for (int o = 0; o < CODEGEN_NORIGIN; o++) {
+        h.candidate_reload[o] = p->candidate_reload[o];
+        h.candidate_loads[o] = p->candidate_loads[o];
+    }
     size_t sizes[3] = {(size_t)p->nrule * sizeof *p->rule,
                        (size_t)p->nkernel * sizeof *p->kernel,
                        (size_t)p->nblock * sizeof *p->block};

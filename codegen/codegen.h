@@ -4,7 +4,8 @@
  *   1. families: the rules split by child type into XX, XT, TX, TT (T = POS tag child,
  *      X = phrasal child; parents are always phrasal), in class-local substate numbering;
  *   2. partition: each family's P x L x R cube cut into major cubes (one kernel each) and
- *      those into minor cubes (code blocks), along spectral (Fiedler vector) orders;
+ *      those into minor cubes (code blocks): along spectral (Fiedler vector) orders, by
+ *      equal width, refined by local moves; the best of these candidates kept;
  *   3. emission: one source text per kernel, valid CUDA C for NVRTC and valid C for the
  *      host compiler; each rule is one line `P = max(P, LR + w)`;
  *   4. compilation: NVRTC to a cubin and/or `cc -shared` to a host .so, both through an
@@ -168,6 +169,29 @@ typedef struct codegen_kernel {
     long first, nrule;       /* its rules, contiguous in the partition's rule array */
 } codegen_kernel;
 
+/* The candidate partitions codegen_partition_build compares, in the order tried:
+ *   - SPECTRAL: the spectral cuts (codegen_spectral_order, cut by equal rule counts);
+ *   - SPECTRAL_MOVES: those refined by local moves (codegen/refine.c): rows moved between
+ *     major cubes to lower the reload rate, then between the code blocks of a kernel (minor
+ *     cubes cut spectrally again) to lower the loads;
+ *   - EQUAL_WIDTH: equal-width blocking of the same shape in the grammar's own row order:
+ *     on each axis of dim rows, row x is in major interval x * K / dim and in minor
+ *     interval x * K * M / dim - (its major interval) * M (K major, M minor cubes per axis);
+ *   - EQUAL_WIDTH_MOVES: that refined by the same local moves;
+ *   - MIXED: the refined equal-width major cubes balanced (rows moved out of cubes over the
+ *     mean size + 10 % while the reload rate stays within equal-width's), each cut into
+ *     spectral minor cubes, a cube t times the mean size into t times as many R intervals,
+ *     rows then moved between the code blocks of a kernel;
+ *   - BALANCED: the same balanced major cubes with equal-width minor cubes (t times as many
+ *     R intervals likewise), rows then moved between the code blocks of a kernel. */
+typedef enum codegen_origin {
+    CODEGEN_SPECTRAL = 0, CODEGEN_SPECTRAL_MOVES, CODEGEN_EQUAL_WIDTH,
+    CODEGEN_EQUAL_WIDTH_MOVES, CODEGEN_MIXED, CODEGEN_BALANCED, CODEGEN_NORIGIN
+} codegen_origin;
+
+/* "spectral", "spectral+moves", "equal-width", "equal-width+moves", "mixed", "balanced" */
+const char *codegen_origin_name(codegen_origin o);
+
 typedef struct codegen_partition {
     codegen_family_id family;
     int dim[3];
@@ -177,13 +201,26 @@ typedef struct codegen_partition {
     int nkernel, nblock;
     codegen_kernel *kernel;
     codegen_block *block;
-    double reload_rate;       /* mean over rows of all three axes of major cubes using them */
+    double reload_rate;       /* sum over major cubes of the distinct P, L and R rows each
+                                 uses, over the distinct rows of the family (all three axes):
+                                 the mean number of kernels that use a row */
     double naive_reload_rate; /* the same for equal-width blocking with the same shape */
     int max_live;             /* largest codegen_block.max_live */
+    long loads;               /* planned row loads per work item: sum of codegen_block.loads */
+    long naive_loads;         /* the same for equal-width blocking with the same shape */
+    codegen_origin origin;    /* the candidate chosen */
+    double candidate_reload[CODEGEN_NORIGIN]; /* every candidate's reload rate and loads */
+    long candidate_loads[CODEGEN_NORIGIN];    /* (of the partition as built, unturned) */
 } codegen_partition;
 
 /* Partition family `f` with `shape` (all-zero: automatic). Empty cubes are dropped, every
- * rule lands in exactly one block. Free with codegen_partition_free. */
+ * rule lands in exactly one block. Of the candidates (codegen_origin), those whose reload
+ * rate and loads are both at most equal-width blocking's are eligible (equal-width always
+ * is); of those, the even ones (no code block over 3 times the shape's mean, nrule over the
+ * product of the major and minor cubes per axis) come first, then the fewest loads, the
+ * lowest reload rate, the first tried. Deterministic: the same family and shape give the same partition, bit
+ * for bit (on one machine: the spectral order rests on LAPACK's floating point).
+ * Free with codegen_partition_free. */
 cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
                                    codegen_partition *out);
 void codegen_partition_free(codegen_partition *p);

@@ -39,6 +39,24 @@ long codegen_partition_builds(void);
 
 
 
+/* Local moves lowering sum over parts of weight[axis] x distinct rows (codegen/refine.c):
+ * rule i is in part[i] (0..npart-1, updated in place); group[part] is ascending and a rule
+ * only moves between parts of one group. A move takes the rules of one part that share a row
+ * of one axis to another part of the group already using that row, if that lowers the sum
+ * and leaves the target within max(its size now, the group's mean size + slack percent);
+ * no part is emptied. At most max_pass passes over all such fibers. Then, with budget > 0,
+ * parts larger than their group's mean + slack percent give fibers away to parts with room
+ * under that size, at a loss of 0, 1, 2, 4, ... per move, while the sum has risen by at
+ * most `budget` in all. Deterministic. */
+cky_status codegen_refine_parts(const codegen_rule *rule, long n, const int dim[3], int *part,
+                                int npart, const int *group, const int weight[3], int slack,
+                                int max_pass, long budget);
+
+/* The sum codegen_refine_parts lowers: over parts, weight[axis] x distinct rows; -1 when out
+ * of memory. */
+long codegen_parts_cost(const codegen_rule *rule, long n, const int dim[3], const int *part,
+                        const int weight[3]);
+
 /* "nvrtc MAJOR.MINOR" of the linked NVRTC, for cache keys. */
 void codegen_nvrtc_version(char *buf, size_t size);
 

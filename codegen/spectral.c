@@ -6,9 +6,15 @@
  * each other axis. The adjacency is W = A^T A; the order is that of the eigenvector of the
  * second-smallest eigenvalue of the symmetric normalized Laplacian I - D^-1/2 W D^-1/2
  * (dense, LAPACKE_dsyevr). W is accumulated feature by feature from the sorted
- * (feature, node) incidences, so only nodes sharing a feature cost work. */
+ * (feature, node) incidences, so only nodes sharing a feature cost work.
+ *
+ * Where LAPACK is OpenBLAS, its threads are held at one during the call: the eigenvector's
+ * rounding (hence the order, the partition and the kernel cache keys) then does not depend
+ * on the number of cores (with 2 threads, sample-sm6 partitions differently than with 1). */
+#include <dlfcn.h>
 #include <lapacke.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "codegen.h"
@@ -77,14 +83,41 @@ static void spectral_accumulate(incidence *inc, long ninc, int n, double *w)
     free(val);
 }
 
+typedef int (*blas_threads_get)(void);
+typedef void (*blas_threads_set)(int);
+static pthread_mutex_t blas_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* LAPACKE_dsyevr for the two smallest eigenpairs, on one BLAS thread (see the file
+ * comment); calls are serialized. */
+static lapack_int spectral_dsyevr(int n, double *w, lapack_int *m, double *ev, double *zz,
+                                  lapack_int *support)
+{
+    pthread_mutex_lock(&blas_lock);
+    blas_threads_get get = (blas_threads_get)dlsym(RTLD_DEFAULT, "openblas_get_num_threads");
+    blas_threads_set set = (blas_threads_set)dlsym(RTLD_DEFAULT, "openblas_set_num_threads");
+    int threads = get && set ? get() : 0;
+    if (threads > 1)
+        set(1);
+    lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'V', 'I', 'U', n, w, n, 0.0, 0.0, 1, 2,
+                                     0.0, m, ev, zz, 2, support);
+    if (threads > 1)
+        set(threads);
+    pthread_mutex_unlock(&blas_lock);
+    return info;
+}
+
 /* Fiedler vector of the normalized Laplacian of adjacency w (overwritten) into z[n]. */
 static cky_status spectral_fiedler(double *w, int n, double *z)
 {
-    double *d = malloc((size_t)n * sizeof *d), ev[2];
+    /* ev: dsyevr's W has room for n eigenvalues (LAPACK uses all of it as workspace, even
+     * when 2 are asked for; two doubles on the stack were overrun and the caller's frames
+     * corrupted: sample-sm6 at 6x2x2/2x2x2 crashed) */
+    double *d = malloc((size_t)n * sizeof *d), *ev = malloc((size_t)n * sizeof *ev);
     double *zz = malloc((size_t)n * 2 * sizeof *zz);
-    int *support = malloc((size_t)n * 2 * sizeof *support);
-    if (!d || !zz || !support) {
+    lapack_int *support = malloc((size_t)n * 2 * sizeof *support);
+    if (!d || !ev || !zz || !support) {
         free(d);
+        free(ev);
         free(zz);
         free(support);
         return cky_fail(CKY_ERR_NOMEM, "out of memory in the spectral partition");
@@ -99,8 +132,7 @@ static cky_status spectral_fiedler(double *w, int n, double *z)
         for (int j = 0; j < n; j++)
             w[(size_t)i * n + j] = (i == j) - d[i] * w[(size_t)i * n + j] * d[j];
     lapack_int m = 0;
-    lapack_int info = LAPACKE_dsyevr(LAPACK_ROW_MAJOR, 'V', 'I', 'U', n, w, n, 0.0, 0.0, 1, 2,
-                                     0.0, &m, ev, zz, 2, support);
+    lapack_int info = spectral_dsyevr(n, w, &m, ev, zz, support);
     cky_status st = CKY_OK;
     if (info != 0 || m != 2)
         st = cky_fail(CKY_ERR_ARG, "LAPACKE_dsyevr failed (info %d) on a %d-node graph",
@@ -109,6 +141,7 @@ static cky_status spectral_fiedler(double *w, int n, double *z)
         for (int i = 0; i < n; i++)
             z[i] = zz[(size_t)i * 2 + 1];
     free(d);
+    free(ev);
     free(zz);
     free(support);
     return st;

@@ -47,6 +47,7 @@ cky_status codegen_partition_turn(const codegen_partition *p, codegen_role role,
     for (long i = 0; i < p->nrule; i++)
         out->rule[i] = turn_rule(p->rule[i], role);
     out->max_live = 0;
+    out->loads = 0; /* of the turned blocks; the equal-width and candidate figures stay */
     for (int b = 0; b < p->nblock && !st; b++) {
         const codegen_block *old = &p->block[b];
         codegen_block *blk = &out->block[b];
@@ -59,6 +60,7 @@ cky_status codegen_partition_turn(const codegen_partition *p, codegen_role role,
                                     &blk->max_live, &blk->loads);
         if (blk->max_live > out->max_live)
             out->max_live = blk->max_live;
+        out->loads += blk->loads;
     }
 done:
     free(flags);

@@ -202,6 +202,11 @@ static void assert_same_partition(const codegen_partition *a, const codegen_part
     cr_assert_eq(memcmp(a->shape.minor, b->shape.minor, sizeof a->shape.minor), 0);
     cr_assert_eq(a->shape.live_limit, b->shape.live_limit);
     cr_assert_eq(a->nrule, b->nrule);
+    cr_assert(a->loads == b->loads && a->naive_loads == b->naive_loads &&
+              a->origin == b->origin, "%s: figures differ", codegen_family_name(a->family));
+    for (int o = 0; o < CODEGEN_NORIGIN; o++)
+        cr_assert(a->candidate_loads[o] == b->candidate_loads[o] &&
+                  a->candidate_reload[o] == b->candidate_reload[o]);
     for (long i = 0; i < a->nrule; i++) {
         const codegen_rule *x = &a->rule[i], *y = &b->rule[i];
         cr_assert(x->p == y->p && x->l == y->l && x->r == y->r && x->w == y->w,
@@ -346,13 +351,14 @@ static void damage_manifests(const char *dir, int kind)
         switch (kind) {
         case 0: len = 0; break;                       /* empty */
         case 1: len = 10; break;                      /* part of the magic */
-        case 2: len = 120; break;                     /* the header alone */
+        case 2: len = 224; break;                     /* the header alone */
         case 3: len /= 2; break;                      /* truncated */
         case 4: len -= 1; break;                      /* one byte short */
         case 5: buf = realloc(buf, len + 1); buf[len++] = 'x'; break; /* one byte long */
         case 6: for (size_t j = 0; j < len; j++) buf[j] = (char)(j * 131 + 7); break;
         case 7: buf[len - 3] ^= 0x40; break;          /* a flipped bit in the payload */
-        case 8: buf[130] ^= 0x01; break;              /* ... in the first rule */
+        case 8: buf[234] ^= 0x01; break;              /* ... in the first rule */
+        case 12: buf[130] ^= 0x01; break;             /* ... in the header's figures */
         case 9: buf[24] ^= 0x01; break;               /* ... in the header's key */
         case 10: memcpy(buf, "CKYCUBIN", 8); break;   /* another kind of entry */
         case 11: /* a foreign manifest: another family's file under this name */
@@ -383,7 +389,7 @@ Test(codegen_compile, manifest_damaged_files_are_misses)
     codegen_program *cold = NULL;
     cr_assert_eq(codegen_compile(g, &o, &cold), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(cold->partition_hits, 0);
-    for (int kind = 0; kind < 12; kind++) {
+    for (int kind = 0; kind < 13; kind++) {
         damage_manifests(dir, kind);
         codegen_program *p = NULL, *q = NULL;
         long builds = codegen_partition_builds();
