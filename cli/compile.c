@@ -29,6 +29,9 @@ static void compile_usage(FILE *f)
         "  --dump-cu DIR          write every kernel's source to DIR/NAME.cu\n"
         "  --semiring SR          max-plus (Viterbi, the default) or sum-product (max-rule's\n"
         "                         inside and outside scores): the same partition either way\n"
+        "  --role ROLE            parent (the default: the inside pass), left or right (the\n"
+        "                         partition turned towards that child: the outside pass's\n"
+        "                         kernels, with --semiring sum-product)\n"
         "  --cache DIR            cache folder (default $CKY_CACHE, else ~/.cache/cky),\n"
         "                         the grammar's image too; 'off' (or CKY_CACHE=off)\n"
         "                         compiles without a cache\n"
@@ -229,7 +232,7 @@ static int apply_families(codegen_options *o, const char *arg)
 int cli_compile(int argc, char **argv)
 {
     enum { OPT_SHAPE = 256, OPT_ARCH, OPT_NOGPU, OPT_HOST, OPT_DUMP, OPT_CACHE, OPT_THREADS,
-           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY, OPT_LIVE, OPT_SEMIRING };
+           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY, OPT_LIVE, OPT_SEMIRING, OPT_ROLE };
     static const struct option longopts[] = {
         {"grammar", required_argument, NULL, 'g'}, {"shape", required_argument, NULL, OPT_SHAPE},
         {"arch", required_argument, NULL, OPT_ARCH}, {"no-gpu-code", no_argument, NULL, OPT_NOGPU},
@@ -240,6 +243,7 @@ int cli_compile(int argc, char **argv)
         {"warm", no_argument, NULL, OPT_WARM}, {"family", required_argument, NULL, OPT_FAMILY},
         {"live-limit", required_argument, NULL, OPT_LIVE}, {"help", no_argument, NULL, 'h'},
         {"semiring", required_argument, NULL, OPT_SEMIRING},
+        {"role", required_argument, NULL, OPT_ROLE},
         {NULL, 0, NULL, 0}};
     codegen_options o;
     codegen_options_default(&o);
@@ -270,6 +274,17 @@ int cli_compile(int argc, char **argv)
             else
                 return cli_usage_error("compile", "--semiring: '%s' is neither max-plus nor "
                                        "sum-product", optarg);
+            break;
+        case OPT_ROLE:
+            if (!strcmp(optarg, "parent"))
+                o.role = CODEGEN_ROLE_PARENT;
+            else if (!strcmp(optarg, "left"))
+                o.role = CODEGEN_ROLE_LEFT;
+            else if (!strcmp(optarg, "right"))
+                o.role = CODEGEN_ROLE_RIGHT;
+            else
+                return cli_usage_error("compile", "--role: '%s' is not parent, left or right",
+                                       optarg);
             break;
         case OPT_REPORT: break;
         case OPT_JSON: json = 1; break;

@@ -110,14 +110,12 @@ static __global__ void __launch_bounds__(UNARY_THREADS)
             most[threadIdx.x] = most[threadIdx.x + s];
         __syncthreads();
     }
-    m = most[0];
-    int k = 0;
-    if (m > 0)
-        frexpf(m, &k);
+    int k = chart_exponent(most[0]);
+    int none = k == CHART_EXP_NONE; /* all 0 or subnormal: 0 */
     for (int x = threadIdx.x; x < nsub; x += blockDim.x)
-        out[c * nsub + x] = m > 0 ? chart_scale(sout[x], -k) : sout[x];
+        out[c * nsub + x] = none ? 0 : chart_scale(sout[x], -k);
     if (threadIdx.x == 0)
-        eout[c] = m > 0 ? ein[c] + k : CHART_EXP_NONE;
+        eout[c] = none ? CHART_EXP_NONE : ein[c] + k;
 }
 
 extern "C" cudaError_t kernels_sum_unary_setup(int nsub)

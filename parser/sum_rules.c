@@ -114,13 +114,10 @@ int sum_rules_normalize(float *v, int n, int e)
     float m = 0;
     for (int x = 0; x < n; x++)
         m = v[x] > m ? v[x] : m;
-    if (m <= 0)
-        return CHART_EXP_NONE;
-    int k;
-    frexpf(m, &k);
-    for (int x = 0; x < n; x++)
-        v[x] = chart_scale(v[x], -k);
-    return e + k;
+    int k = chart_exponent(m);
+    for (int x = 0; x < n; x++) /* all 0 or subnormal: 0 */
+        v[x] = k == CHART_EXP_NONE ? 0 : chart_scale(v[x], -k);
+    return k == CHART_EXP_NONE ? CHART_EXP_NONE : e + k;
 }
 
 cky_status sum_rules_lexical(const grammar *g, const char *word, int loc, float *pre,

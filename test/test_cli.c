@@ -45,6 +45,7 @@ Test(cli, bad_numbers_are_usage_errors)
         {"compile -g G --live-limit 4q", "--live-limit"},
         {"compile -g G --threads 0", "--threads"},
         {"compile -g G --semiring tropical", "--semiring"},
+        {"compile -g G --role middle", "--role"},
         {"eval -c 9999999999 A B", "-c"},
         {"parse -g G --decoder fastest", "decoder"},
     };

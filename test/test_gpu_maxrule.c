@@ -12,6 +12,9 @@
 
 #include "../corpus_tools/tree.h"
 #include "../kernels/gpu.h"
+#include "../parser/cpu_sum.h"
+#include "../parser/gpu.h"
+#include "../parser/gpu_sum.h"
 #include "../parser/parser.h"
 #include "test_dev.h"
 
@@ -118,6 +121,114 @@ Test(gpu_maxrule, other_grammar, .timeout = 1800)
         cr_skip_test("CKY_GPU_TEST_GRAMMAR not set");
     const char *maxlen = getenv("CKY_GPU_TEST_MAXLEN");
     check_grammar(spec, 60, maxlen ? atoi(maxlen) : 40);
+}
+
+/* ---- the layers themselves: every cell of both passes, gpu against cpu ---- */
+
+typedef struct layers {
+    gpu_engine *e;
+    const plan *p; /* of the last sub-batch */
+    float *post, *opre;
+    int *epost, *eopre;
+    long ncell;
+    int nsub;
+} layers;
+
+static cky_status lay_prepare(void *ctx, gpu_dev *d, const plan *p, const sentence *s, int first)
+{
+    return CKY_OK;
+}
+
+static cky_status lay_finish(void *ctx, gpu_dev *d, const plan *p, int first)
+{
+    layers *l = ctx;
+    gpu_sum *s = gpu_engine_sum(l->e);
+    cr_assert_eq(first, 0, "one sub-batch expected");
+    size_t floats = (size_t)p->ncell * d->nsub;
+    l->ncell = p->ncell;
+    l->nsub = d->nsub;
+    l->post = malloc(floats * sizeof(float));
+    l->opre = malloc(floats * sizeof(float));
+    l->epost = malloc((size_t)p->ncell * sizeof(int));
+    l->eopre = malloc((size_t)p->ncell * sizeof(int));
+    cr_assert_eq(cudaMemcpy(l->post, d->post.p, floats * 4, cudaMemcpyDeviceToHost), 0);
+    cr_assert_eq(cudaMemcpy(l->opre, s->opre.p, floats * 4, cudaMemcpyDeviceToHost), 0);
+    cr_assert_eq(cudaMemcpy(l->epost, s->epost, p->ncell * 4, cudaMemcpyDeviceToHost), 0);
+    cr_assert_eq(cudaMemcpy(l->eopre, s->eopre, p->ncell * 4, cudaMemcpyDeviceToHost), 0);
+    return CKY_OK;
+}
+
+static void lay_discard(void *ctx, int first, int n) {}
+
+/* The first difference of one layer of sentence k (cells c0.. of the batch) from the cpu's. */
+static void same_layer(const char *what, int k, const float *g, const int *ge, const float *c,
+                       const int *ce, int ncell, int nsub)
+{
+    for (int cell = 0; cell < ncell; cell++) {
+        cr_assert_eq(ge[cell], ce[cell], "sentence %d, %s exponent of cell %d: gpu %d, cpu %d",
+                     k, what, cell, ge[cell], ce[cell]);
+        for (int x = 0; x < nsub; x++)
+            cr_assert(memcmp(&g[(size_t)cell * nsub + x], &c[(size_t)cell * nsub + x], 4) == 0,
+                      "sentence %d, %s of cell %d, substate %d: gpu %.9g, cpu %.9g", k, what,
+                      cell, x, (double)g[(size_t)cell * nsub + x],
+                      (double)c[(size_t)cell * nsub + x]);
+    }
+}
+
+static void check_layers(const char *spec, int nsent, int maxlen)
+{
+    need_gpu();
+    grammar *g;
+    cr_assert_eq(grammar_load(spec, &g), CKY_OK, "%s", cky_last_error());
+    sentence *s = calloc((size_t)nsent, sizeof *s);
+    int n = dev_sentences(nsent, maxlen, s);
+    cpu_engine_options co = {2, 0, test_cache()};
+    cpu_engine *ce;
+    cr_assert_eq(cpu_engine_new(g, &co, &ce), CKY_OK, "%s", cky_last_error());
+    sum_chart **c = calloc((size_t)n, sizeof *c);
+    cr_assert_eq(cpu_engine_inside_sum(ce, s, n, c), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(cpu_engine_outside_sum(ce, c, n), CKY_OK, "%s", cky_last_error());
+    gpu_dev_options go = {0, 0, 0, -1, test_cache()};
+    layers l = {0};
+    cr_assert_eq(gpu_engine_new(g, &go, &l.e), CKY_OK, "%s", cky_last_error());
+    gpu_decoder dec = {&l, lay_prepare, lay_finish, lay_discard, 1};
+    cr_assert_eq(gpu_engine_parse(l.e, s, n, &dec), CKY_OK, "%s", cky_last_error());
+    long c0 = 0;
+    for (int k = 0; k < n; k++) {
+        int cells = (int)chart_ncells(s[k].n);
+        same_layer("inside (post)", k, l.post + c0 * l.nsub, l.epost + c0, c[k]->post,
+                   c[k]->epost, cells, l.nsub);
+        same_layer("outside (opre)", k, l.opre + c0 * l.nsub, l.eopre + c0, c[k]->opre,
+                   c[k]->eopre, cells, l.nsub);
+        c0 += cells;
+        sum_chart_free(c[k]);
+        sentence_free(&s[k]);
+    }
+    cr_log_info("gpu max-rule layers: %s, %d sentences <= %d words: every cell the cpu's bits",
+                spec, n, maxlen);
+    free(l.post);
+    free(l.opre);
+    free(l.epost);
+    free(l.eopre);
+    free(c);
+    free(s);
+    gpu_engine_free(l.e);
+    cpu_engine_free(ce);
+    grammar_free(g);
+}
+
+Test(gpu_maxrule, layers_bit_identical_sm3, .timeout = 600)
+{
+    check_layers(GRAMMARS "sample-sm3/sample-sm3.gr", 20, 25);
+}
+
+Test(gpu_maxrule, layers_other_grammar, .timeout = 1800)
+{
+    const char *spec = getenv("CKY_GPU_TEST_GRAMMAR");
+    if (!spec)
+        cr_skip_test("CKY_GPU_TEST_GRAMMAR not set");
+    const char *maxlen = getenv("CKY_GPU_TEST_MAXLEN");
+    check_layers(spec, 30, maxlen ? atoi(maxlen) : 40);
 }
 
 /* A 200-word sentence (dev words, repeated): finite log P and a tree. */
