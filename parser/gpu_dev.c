@@ -181,21 +181,39 @@ static cky_status dev_open_compile(gpu_dev *d, int id)
     return st;
 }
 
+cky_status gpu_dev_load_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
+{
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        int nk = p->part[f].nkernel;
+        if (!(kernel[f] = calloc((size_t)nk + 1, sizeof **kernel)))
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < nk; k++) {
+            const codegen_compiled *c = &p->kernel[f][k];
+            cky_status st = gpu_kernel_load(c->cubin, c->cubin_size, c->name, &kernel[f][k]);
+            if (st)
+                return st;
+        }
+    }
+    return CKY_OK;
+}
+
+void gpu_dev_unload_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
+{
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        for (int k = 0; kernel[f] && p && k < p->part[f].nkernel; k++)
+            gpu_kernel_unload(&kernel[f][k]);
+        free(kernel[f]);
+        kernel[f] = NULL;
+    }
+}
+
 /* Load the compiled kernels, upload the tables, make the workspaces and the stream. */
 static cky_status dev_load(gpu_dev *d)
 {
     const grammar *g = d->g;
-    cky_status st;
-    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-        int nk = d->prog->part[f].nkernel;
-        if (!(d->kernel[f] = calloc((size_t)nk + 1, sizeof **d->kernel)))
-            return cky_fail(CKY_ERR_NOMEM, "out of memory");
-        for (int k = 0; k < nk; k++) {
-            const codegen_compiled *c = &d->prog->kernel[f][k];
-            if ((st = gpu_kernel_load(c->cubin, c->cubin_size, c->name, &d->kernel[f][k])))
-                return st;
-        }
-    }
+    cky_status st = gpu_dev_load_kernels(d->prog, d->kernel);
+    if (st)
+        return st;
     const codegen_classes *cl = &d->prog->classes;
     for (int c = 0; c < 2; c++)
         if ((st = upload((void **)&d->d_row[c], cl->global[c], (size_t)cl->n[c] * sizeof(int))))
@@ -232,7 +250,10 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     d->nsub = g->nsub_total;
     d->width = o->width > 0 ? o->width : DEFAULT_WIDTH;
     d->block_tiles = o->block_tiles > 0 ? o->block_tiles : DEFAULT_BLOCK_TILES;
-    d->cache_dir = o->cache_dir;
+    if (o->cache_dir && !(d->cache_dir = strdup(o->cache_dir))) {
+        free(d);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
     cky_status st = dev_open_compile(d, o->device);
     if (!st) {
         d->chunk = o->chunk >= 0 ? o->chunk : d->info.sm_count;
@@ -253,12 +274,9 @@ void gpu_dev_free(gpu_dev *d)
 {
     if (!d)
         return;
-    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-        for (int k = 0; d->kernel[f] && d->prog && k < d->prog->part[f].nkernel; k++)
-            gpu_kernel_unload(&d->kernel[f][k]);
-        free(d->kernel[f]);
-    }
+    gpu_dev_unload_kernels(d->prog, d->kernel);
     codegen_program_free(d->prog);
+    free(d->cache_dir);
     kviterbi_tables_free(d->tables);
     for (int c = 0; c < 2; c++)
         cudaFree(d->d_row[c]);

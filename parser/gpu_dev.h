@@ -111,7 +111,8 @@ typedef struct gpu_dev {
                         the code blocks of one tile run together and its rows are loaded once
                         into L1/L2 (docs/performance.md); 0: code block by code block */
     int unary_lanes; /* cells per block of the unary step */
-    const char *cache_dir; /* gpu_dev_options.cache_dir, while loading */
+    char *cache_dir; /* gpu_dev_options.cache_dir, copied (the sum-product kernels are
+                        loaded later, parser/gpu_sum.h) */
     int *d_row[2];   /* class-local row -> global id, classes X and T */
     float *ws[3];    /* left, right, parent workspaces: width / KERNELS_TILE tiles */
     gpu_buffer pre, post;       /* device charts of the sub-batch */
@@ -130,6 +131,14 @@ typedef struct gpu_dev {
 cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out);
 
 void gpu_dev_free(gpu_dev *d);
+
+/* The kernels of program p loaded on the current device: kernel[f][0 .. nkernel) for each
+ * family (kernel[f] calloc'ed). On failure what was loaded stays for gpu_dev_unload_kernels. */
+cky_status gpu_dev_load_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY]);
+
+/* Unload and free kernels of program p loaded by gpu_dev_load_kernels (NULL arrays, or a
+ * NULL p with NULL arrays, are fine). */
+void gpu_dev_unload_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY]);
 
 /* Make room for the charts and items of plan p: the host item buffer (pinned) when
  * `host`, else the device charts and items. */

@@ -20,19 +20,12 @@ static cky_status load_role(gpu_sum *s, codegen_role role)
     o.semiring = CODEGEN_SEMIRING_SUM_PRODUCT;
     o.role = role;
     cky_status st = codegen_compile(d->g, &o, &s->prog[role]);
-    const codegen_classes *a = &s->prog[role] ->classes, *b = &d->prog->classes;
-    for (int c = 0; !st && c < 2; c++)
-        CKY_ASSERT(a->n[c] == b->n[c], "the sum-product kernels' classes differ");
-    for (int f = 0; f < CODEGEN_NFAMILY && !st; f++) {
-        int nk = s->prog[role]->part[f].nkernel;
-        if (!(s->kernel[role][f] = calloc((size_t)nk + 1, sizeof **s->kernel[role])))
-            return cky_fail(CKY_ERR_NOMEM, "out of memory");
-        for (int k = 0; k < nk && !st; k++) {
-            const codegen_compiled *c = &s->prog[role]->kernel[f][k];
-            st = gpu_kernel_load(c->cubin, c->cubin_size, c->name, &s->kernel[role][f][k]);
-        }
-    }
-    return st;
+    if (st)
+        return st;
+    for (int c = 0; c < 2; c++) /* the workspaces and row tables are the max-plus kernels' */
+        CKY_ASSERT(s->prog[role]->classes.n[c] == d->prog->classes.n[c],
+                   "the sum-product kernels' classes differ");
+    return gpu_dev_load_kernels(s->prog[role], s->kernel[role]);
 }
 
 /* The device copy of one table (its arrays at *at, advanced). */
@@ -105,11 +98,7 @@ void gpu_sum_free(gpu_sum *s)
     if (!s)
         return;
     for (int r = 0; r < 3; r++) {
-        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-            for (int k = 0; s->kernel[r][f] && k < s->prog[r]->part[f].nkernel; k++)
-                gpu_kernel_unload(&s->kernel[r][f][k]);
-            free(s->kernel[r][f]);
-        }
+        gpu_dev_unload_kernels(s->prog[r], s->kernel[r]);
         codegen_program_free(s->prog[r]);
     }
     cudaFree(s->tables);
