@@ -144,6 +144,8 @@ static cky_status lay_finish(void *ctx, gpu_dev *d, const plan *p, int first)
     layers *l = ctx;
     gpu_sum *s = gpu_engine_sum(l->e);
     cr_assert_eq(first, 0, "one sub-batch expected");
+    /* the passes run on the device's own (non-blocking) stream: wait for them */
+    cr_assert_eq(cudaStreamSynchronize(d->stream), 0);
     size_t floats = (size_t)p->ncell * d->nsub;
     l->ncell = p->ncell;
     l->nsub = d->nsub;
