@@ -20,6 +20,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include "../parser/maxc_rules.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -103,6 +105,25 @@ cudaError_t kernels_sum_roots(float *opost, int *eopost, int nsub, const int *ro
 cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
                                  const int *index, int n, const int *row, int rows, float *ws,
                                  long long tile, cudaStream_t stream);
+
+/* ---- max-rule's max-c scores and trees (maxc_kernels.cu; parser/maxc_rules.h) ---- */
+
+/* Span `span` of max-c: for each listed cell (cells[3 m ..]: the sentence's first cell c0,
+ * its words n, the start i; the cell is (i, i + span)), every symbol's maxc_cell_binary, then
+ * every symbol's maxc_cell_unary. scratch: kernels_maxc_scratch(t, ncell, span) bytes of
+ * device memory (none needed when that is 0). */
+cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y, const int *cells,
+                              int ncell, int span, double *scratch, cudaStream_t stream);
+
+/* Bytes of scratch kernels_maxc_span needs for ncell cells of span `span` (0: none). */
+size_t kernels_maxc_scratch(const maxc_tables *t, int ncell, int span);
+
+/* For each sentence k (sent[2 k ..]: c0, n): maxc_extract into nodes + node0[k] (its stack
+ * at stack + node0[k]); result[4 k ..]: its status, its node count, the bits of ROOT's post
+ * value over the sentence and its exponent; score[k] ROOT's max-c score. */
+cudaError_t kernels_maxc_walk(const maxc_tables *t, const maxc_layers *y, const int *sent,
+                              int n, const long long *node0, int *nodes, int *stack,
+                              int *result, double *score, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -64,28 +64,4 @@ int maxrule_grammar_is_exact(const grammar *g);
 cky_status maxrule_parse(const grammar *g, char *const *words, int n,
                          const maxrule_options *opt, maxrule_result *out);
 
-/* An engine's scores of one sentence of n words, in float32 with one base-2 exponent per
- * cell (value = x * 2^e; cells in chart_cell order, nsub_total values each): the post-unary
- * inside scores and the pre-unary outside scores (those the binary rules of a cell send
- * on), and log P(sentence). */
-typedef struct maxrule_engine_scores {
-    const float *in, *out;
-    const int *ein, *eout;
-    double loglik;
-    int force_scaled; /* for tests: the scaled arrays even when P(sentence) is normal */
-} maxrule_engine_scores;
-
-/* Steps 4 and 5 (max-c scores and the tree) from an engine's scores. When P(sentence) is a
- * normal double (maxrule_parse's unscaled case) they become plain doubles and max-c runs
- * unscaled, exactly as after maxrule's own passes. Otherwise they become the scaled passes'
- * arrays (each cell's exponent split into the jar's base-e^100 scale, the same for every
- * symbol of the cell, and a double factor) and max-c runs in the jar's scaled arithmetic,
- * with the scales chosen so that its candidate pruning (a candidate is skipped when its
- * children's scores plus the scale term cannot beat the best) is exact: every scaled
- * posterior is <= 1. (The jar's own scales do not ensure that, so on sentences whose
- * probability underflows a double maxrule_parse may keep a worse tree.) words: for the
- * lexicon and the leaves. The result as maxrule_parse's. */
-cky_status maxrule_decode_engine(const grammar *g, char *const *words, int n,
-                                 const maxrule_engine_scores *s, maxrule_result *out);
-
 #endif

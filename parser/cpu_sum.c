@@ -49,8 +49,8 @@ static cky_status sum_chart_new(int n, int nsub, sum_chart **out)
 double sum_chart_loglik(const sum_chart *c)
 {
     size_t root = chart_cell(c->n, 0, c->n);
-    float v = c->post[root * c->nsub]; /* ROOT is symbol 0, its one substate global id 0 */
-    return v > 0 ? log((double)v) + c->epost[root] * M_LN2 : -INFINITY;
+    /* ROOT is symbol 0, its one substate global id 0 */
+    return sum_rules_loglik(c->post[root * c->nsub], c->epost[root]);
 }
 
 cky_status cpu_sum_rules(cpu_engine *e, const sum_rules **out)

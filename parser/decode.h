@@ -65,13 +65,13 @@ void decode_maxrule_words(const grammar *g, const parser_options *o, char *const
 
 /* The max-rule decoder on the cpu engine (decode_maxrule.c): the sum-product inside and
  * outside passes (parser/cpu_sum.h) over groups of sentences, then max-c and the tree
- * through maxrule/ (maxrule_decode_engine). */
+ * (parser/maxc.h: maxc_cpu_run, the gpu engine's arithmetic). */
 cky_status decode_maxrule_cpu(const grammar *g, const parser_options *o, cpu_engine *e,
                               const sentence *s, int n, parse_result *out);
 
-/* The max-rule decoder on the gpu engine (decode_maxrule.c): the sum-product passes on the
- * device (parser/gpu_sum.h), the layers copied back, then max-c and the tree through
- * maxrule/ on host threads. */
+/* The max-rule decoder on the gpu engine (decode_maxrule.c): the sum-product passes, max-c
+ * and the walks of the trees on the device (parser/gpu_sum.h, parser/gpu_maxc.h), the node
+ * codes made into trees on the host. */
 cky_status decode_maxrule_gpu(const grammar *g, const parser_options *o, gpu_engine *e,
                               const sentence *s, int n, parse_result *out);
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu_maxc.h"
 #include "sum_rules.h"
 
 /* ---- setup ---- */
@@ -85,6 +86,8 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
     cky_status st = upload_tables(s);
     for (int r = 0; r < 3 && !st; r++)
         st = load_role(s, (codegen_role)r);
+    if (!st)
+        st = gpu_maxc_new(d, &s->maxc);
     if (st) {
         gpu_sum_free(s);
         return st;
@@ -101,6 +104,7 @@ void gpu_sum_free(gpu_sum *s)
         gpu_dev_unload_kernels(s->prog[r], s->kernel[r]);
         codegen_program_free(s->prog[r]);
     }
+    gpu_maxc_free(s->maxc);
     cudaFree(s->tables);
     gpu_buffer_free(&s->opre, 0);
     gpu_buffer_free(&s->opost, 0);
@@ -110,7 +114,10 @@ void gpu_sum_free(gpu_sum *s)
     free(s);
 }
 
-size_t gpu_sum_cell_bytes(const gpu_sum *s) { return 2 * (size_t)s->d->nsub * 4 + 4 * 4; }
+size_t gpu_sum_cell_bytes(const gpu_sum *s)
+{
+    return 2 * (size_t)s->d->nsub * 4 + 4 * 4 + gpu_maxc_cell_bytes(s->d);
+}
 
 size_t gpu_sum_item_bytes(void) { return 2 * sizeof(int); }
 

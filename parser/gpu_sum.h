@@ -23,6 +23,7 @@ typedef struct gpu_sum {
     gpu_buffer opre, opost, exps;           /* device: outside layers; 4 x ncell ints */
     gpu_buffer d_pull, h_pull;              /* pull lists (device; pinned host) */
     int *epre, *epost, *eopre, *eopost;     /* in exps, for the current plan */
+    struct gpu_maxc *maxc;                  /* max-c and the trees (parser/gpu_maxc.h) */
 } gpu_sum;
 
 /* The sum-product state of device d for grammar d->g (maxrule_check_grammar's errors). */

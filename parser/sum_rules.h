@@ -61,6 +61,12 @@ static inline float sum_rules_row(const sum_unary_table *t, int x, const float *
     return acc;
 }
 
+/* log P(sentence) of ROOT's post-unary value v at exponent e (-inf if v is 0). */
+static inline double sum_rules_loglik(float v, int e)
+{
+    return v > 0 ? log((double)v) + e * M_LN2 : -INFINITY;
+}
+
 /* Scale v[0..n) exactly by the power of two that puts its max in [0.5, 1); the layer's new
  * exponent: e + the exponent taken out, or CHART_EXP_NONE for an all-zero layer. */
 int sum_rules_normalize(float *v, int n, int e);

@@ -3,9 +3,9 @@
  * sample-sm1 and sample-sm3; the outside pass (inside x outside sums to P(sentence) over
  * each word, and agrees between a cell's two layers); the same bits, inside and outside, for
  * another workspace width, thread count and batch; a 200-word sentence stays finite (scaling), and with CKY_TEST_LONG set agrees with
- * maxrule's scaled passes (measured 7.1e-9 relative; minutes of double precision); the
- * scaled max-c of maxrule_decode_engine gives the unscaled trees; a text-export grammar
- * (its Viterbi closure as the sum closure) agrees with maxrule on it too. */
+ * maxrule's scaled passes (measured 7.1e-9 relative; minutes of double precision); a
+ * text-export grammar (its Viterbi closure as the sum closure) agrees with maxrule on it
+ * too. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -190,51 +190,4 @@ Test(cpu_sum, long_sentence_scaled, .timeout = 300)
 Test(cpu_sum, text_export_matches_maxrule, .timeout = 120)
 {
     check_loglik(GRAMMARS "sample-sm1/sample-sm1", 3, 12);
-}
-
-/* The scaled max-c of maxrule_decode_engine (taken by sentences whose probability underflows
- * a double) gives the unscaled one's trees and scores: its scales keep the candidate pruning
- * exact. Forced on dev sentences of sample-sm1. */
-Test(cpu_sum, scaled_maxc_matches_unscaled, .timeout = 120)
-{
-    grammar *g;
-    cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
-                 cky_last_error());
-    cpu_engine *e = engine(g, 2, 0);
-    sentence s[12];
-    int n = dev_sentences(12, 30, s);
-    cr_assert_eq(n, 12);
-    sum_chart *c[12];
-    cr_assert_eq(cpu_engine_inside_sum(e, s, n, c), CKY_OK, "%s", cky_last_error());
-    cr_assert_eq(cpu_engine_outside_sum(e, c, n), CKY_OK, "%s", cky_last_error());
-    for (int k = 0; k < n; k++) {
-        maxrule_result r[2];
-        for (int f = 0; f < 2; f++) {
-            maxrule_engine_scores sc = {c[k]->post, c[k]->opre, c[k]->epost, c[k]->eopre,
-                                        sum_chart_loglik(c[k]), f};
-            cr_assert_eq(maxrule_decode_engine(g, s[k].words, s[k].n, &sc, &r[f]), CKY_OK,
-                         "%s", cky_last_error());
-            cr_assert_not_null(r[f].tree, "sentence %d: no tree", k);
-            cr_assert_eq(r[f].scaled, f);
-        }
-        cr_assert(fabs(r[0].score - r[1].score) <= 1e-6 * fabs(r[0].score),
-                  "sentence %d: max-rule score %.12g unscaled, %.12g scaled", k, r[0].score,
-                  r[1].score);
-        char *t[2];
-        for (int f = 0; f < 2; f++) {
-            size_t len = 0;
-            FILE *m = open_memstream(&t[f], &len);
-            tree_write_line(r[f].tree, m);
-            fclose(m);
-        }
-        cr_assert_str_eq(t[0], t[1], "sentence %d: the trees differ", k);
-        free(t[0]);
-        free(t[1]);
-        for (int f = 0; f < 2; f++)
-            tree_free(r[f].tree);
-        sum_chart_free(c[k]);
-        sentence_free(&s[k]);
-    }
-    cpu_engine_free(e);
-    grammar_free(g);
 }

@@ -1,0 +1,224 @@
+/* maxc: the engines' max-c tables, the cpu engine's max-c run and the trees of node codes
+ * (see maxc.h). */
+#include "maxc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The block's layout: each array at an offset aligned to 16 bytes. */
+typedef struct layout {
+    size_t sub_offset, nsub, phrasal, bin_first, bin, row_l, row_r, bw, un_first, un, uw, path;
+} layout;
+
+static size_t take(size_t *at, size_t bytes)
+{
+    size_t here = *at;
+    *at += (bytes + 15) / 16 * 16;
+    return here;
+}
+
+static maxc_tables tables_at(const grammar *g, const layout *l, const char *base)
+{
+    return (maxc_tables){
+        .nsym = g->nsym,
+        .sub_offset = (const int *)(base + l->sub_offset),
+        .nsub = (const int *)(base + l->nsub),
+        .phrasal = (const unsigned char *)(base + l->phrasal),
+        .bin_first = (const int *)(base + l->bin_first),
+        .bin = (const maxc_binary *)(base + l->bin),
+        .row_l = (const int *)(base + l->row_l),
+        .row_r = (const int *)(base + l->row_r),
+        .bw = (const float *)(base + l->bw),
+        .un_first = (const int *)(base + l->un_first),
+        .un = (const maxc_unary *)(base + l->un),
+        .uw = (const float *)(base + l->uw),
+        .path = (const int *)(base + l->path),
+    };
+}
+
+cky_status maxc_host_new(const grammar *g, maxc_host **out)
+{
+    const grammar_sum_closure *s = g->sum;
+    if (!s)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "%s: max-rule needs the sum closure", g->source);
+    size_t rows = 0, bw = 0, uw = 0, ns = (size_t)g->nsym;
+    for (int b = 0; b < g->nbinary; b++) {
+        const grammar_binary *r = &g->binary[b];
+        if (!r->prob)
+            return cky_fail(CKY_ERR_UNSUPPORTED, "%s: max-rule needs the rules' linear "
+                            "probabilities", g->source);
+        rows += (size_t)r->nrow;
+        bw += (size_t)r->nrow * g->nsub[r->parent];
+    }
+    for (int u = 0; u < s->n; u++)
+        uw += (size_t)g->nsub[s->rule[u].parent] * g->nsub[s->rule[u].child];
+    maxc_host *h = calloc(1, sizeof *h);
+    if (!h)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    layout lay, *l = &lay;
+    size_t at = 0;
+    l->sub_offset = take(&at, ns * sizeof(int));
+    l->nsub = take(&at, ns * sizeof(int));
+    l->phrasal = take(&at, ns);
+    l->bin_first = take(&at, (ns + 1) * sizeof(int));
+    l->bin = take(&at, (size_t)g->nbinary * sizeof(maxc_binary));
+    l->row_l = take(&at, rows * sizeof(int));
+    l->row_r = take(&at, rows * sizeof(int));
+    l->bw = take(&at, bw * sizeof(float));
+    l->un_first = take(&at, (ns + 1) * sizeof(int));
+    l->un = take(&at, (size_t)s->n * sizeof(maxc_unary));
+    l->uw = take(&at, uw * sizeof(float));
+    l->path = take(&at, ns * ns * sizeof(int));
+    char *block = calloc(1, at);
+    if (!block || rows > (size_t)1 << 30 || bw > (size_t)1 << 30 || uw > (size_t)1 << 30) {
+        free(block);
+        free(h);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory for the max-c tables");
+    }
+    memcpy(block + l->sub_offset, g->sub_offset, ns * sizeof(int));
+    memcpy(block + l->nsub, g->nsub, ns * sizeof(int));
+    memcpy(block + l->phrasal, g->phrasal, ns);
+    memcpy(block + l->bin_first, g->binary_first, (ns + 1) * sizeof(int));
+    memcpy(block + l->un_first, s->first, (ns + 1) * sizeof(int));
+    memcpy(block + l->path, s->path, ns * ns * sizeof(int));
+    maxc_binary *bin = (maxc_binary *)(block + l->bin);
+    int *rl = (int *)(block + l->row_l), *rr = (int *)(block + l->row_r);
+    float *w = (float *)(block + l->bw);
+    size_t row = 0, x = 0;
+    for (int b = 0; b < g->nbinary; b++) {
+        const grammar_binary *r = &g->binary[b];
+        size_t np = (size_t)g->nsub[r->parent];
+        bin[b] = (maxc_binary){r->left, r->right, r->nrow, (int)row, (int)x};
+        memcpy(rl + row, r->row_l, (size_t)r->nrow * sizeof(int));
+        memcpy(rr + row, r->row_r, (size_t)r->nrow * sizeof(int));
+        for (size_t e = 0; e < (size_t)r->nrow * np; e++)
+            w[x + e] = (float)r->prob[e];
+        row += (size_t)r->nrow;
+        x += (size_t)r->nrow * np;
+    }
+    maxc_unary *un = (maxc_unary *)(block + l->un);
+    float *v = (float *)(block + l->uw);
+    x = 0;
+    for (int u = 0; u < s->n; u++) {
+        const grammar_sum_unary *r = &s->rule[u];
+        size_t cells = (size_t)g->nsub[r->parent] * g->nsub[r->child];
+        un[u] = (maxc_unary){r->child, (int)x};
+        for (size_t e = 0; e < cells; e++)
+            v[x + e] = (float)r->prob[e];
+        x += cells;
+    }
+    h->block = block;
+    h->bytes = at;
+    h->t = tables_at(g, l, block);
+    *out = h;
+    return CKY_OK;
+}
+
+void maxc_host_free(maxc_host *h)
+{
+    if (!h)
+        return;
+    free(h->block);
+    free(h);
+}
+
+maxc_tables maxc_tables_at(const maxc_host *h, const void *base)
+{
+    maxc_tables t = h->t;
+    const char *from = h->block, *to = base;
+#define MOVE(field) t.field = (void *)(to + ((const char *)h->t.field - from))
+    MOVE(sub_offset);
+    MOVE(nsub);
+    MOVE(phrasal);
+    MOVE(bin_first);
+    MOVE(bin);
+    MOVE(row_l);
+    MOVE(row_r);
+    MOVE(bw);
+    MOVE(un_first);
+    MOVE(un);
+    MOVE(uw);
+    MOVE(path);
+#undef MOVE
+    return t;
+}
+
+cky_status maxc_cpu_run(const maxc_host *h, const sum_chart *c, int *nodes, int *count,
+                        int *status, double *score)
+{
+    const maxc_tables *t = &h->t;
+    size_t cells = chart_ncells(c->n) * (size_t)t->nsym;
+    double *sc = malloc(2 * cells * sizeof *sc);
+    int *ix = malloc(4 * cells * sizeof *ix);
+    int *stack = malloc(3 * ((size_t)c->n + 1) * sizeof *stack);
+    double *kids = malloc(((size_t)maxc_kids_size(t, c->n) + 1) * sizeof *kids);
+    if (!sc || !ix || !stack || !kids) {
+        free(sc);
+        free(ix);
+        free(stack);
+        free(kids);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory for the max-c scores of %d words", c->n);
+    }
+    maxc_layers y = {c->nsub, c->post, c->opre, c->pre, c->epost, c->eopre, c->epre,
+                     sc, sc + cells, ix, ix + cells, ix + 2 * cells, ix + 3 * cells};
+    for (int d = 1; d <= c->n; d++)
+        for (int i = 0; i + d <= c->n; i++) {
+            maxc_stage(t, &y, 0, c->n, i, i + d, kids, 0, 1);
+            for (int P = 0; P < t->nsym; P++)
+                maxc_cell_binary(t, &y, 0, c->n, i, i + d, P, kids);
+            for (int P = 0; P < t->nsym; P++)
+                maxc_cell_unary(t, &y, 0, c->n, i, i + d, P);
+        }
+    *status = maxc_extract(t, &y, 0, c->n, nodes, count, stack);
+    *score = y.score[chart_cell(c->n, 0, c->n) * t->nsym];
+    free(sc);
+    free(ix);
+    free(stack);
+    free(kids);
+    return CKY_OK;
+}
+
+cky_status maxc_tree_build(const grammar *g, const int *nodes, int count, char *const *words,
+                           tree **out)
+{
+    /* the open nodes and the children each still waits for */
+    tree **open = malloc((size_t)(count ? count : 1) * sizeof *open);
+    int *wait = malloc((size_t)(count ? count : 1) * sizeof *wait);
+    tree *root = NULL;
+    cky_status st = open && wait ? CKY_OK : cky_fail(CKY_ERR_NOMEM, "out of memory");
+    int depth = 0;
+    for (int m = 0; m < count && !st; m++) {
+        int code = nodes[m];
+        tree *t = tree_new(code < 0 ? words[-code - 1] : g->name[code / 4]);
+        if (!t) {
+            st = cky_fail(CKY_ERR_NOMEM, "out of memory building a tree");
+            break;
+        }
+        if (depth == 0 && root) {
+            tree_free(t);
+            st = cky_fail(CKY_ERR_FORMAT, "maxc: more than one tree in the node codes");
+            break;
+        }
+        if (depth == 0)
+            root = t;
+        else {
+            tree_add_child(open[depth - 1], t);
+            if (--wait[depth - 1] == 0)
+                depth--;
+        }
+        if (code >= 0) {
+            open[depth] = t;
+            wait[depth++] = code % 4;
+        }
+    }
+    if (!st && (depth != 0 || !root))
+        st = cky_fail(CKY_ERR_FORMAT, "maxc: the node codes do not make one tree");
+    free(open);
+    free(wait);
+    if (st) {
+        tree_free(root);
+        return st;
+    }
+    *out = root;
+    return CKY_OK;
+}

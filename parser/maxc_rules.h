@@ -1,0 +1,415 @@
+/* maxc_rules: the max-c scores and the max-rule tree of the cpu and gpu engines, in one
+ * header for host and device code (C and CUDA C++), so that both do the same double
+ * operations in the same order and give the same bits.
+ *
+ * The input is a batch of sum-product charts (parser/sum_rules.h: float layers, one
+ * power-of-two exponent per cell and layer): the post-unary inside layer (post, epost), the
+ * pre-unary outside layer (opre, eopre: what a cell's binary rules send on, as the jar's
+ * oScore after its outside pass) and the lexical layer of the one-word cells (pre, epre).
+ * Sentence s owns the cells c0 .. c0 + n(n+1)/2 - 1 (chart/cell.h order).
+ *
+ * The jar's doConstrainedMaxCScores, in the log domain with the charts' exponents: the
+ * posterior of an anchored rule is S x 2^E / x0, where S is the double sum of the float
+ * products of the rule's entries (outside(parent) x w x inside(children)), E the sum of the
+ * exponents of the cells read less the root's, x0 the root's ROOT value; its log is
+ * (maxc_log(S) + E ln 2) - maxc_log(x0). Each sum S is split over MAXC_LANES lanes (lane l
+ * takes the rule's entries l, l + MAXC_LANES, ..., each term one fma) and the lanes' sums
+ * are added in a fixed butterfly: a GPU warp does it with shuffles, the cpu engine lane by
+ * lane, with the same bits. The cell functions below are run by every lane of a warp on the
+ * device (all lanes take the same path through the candidates) and once on the host. Then, as the jar:
+ *   - lexical: score(tag over word i) = log posterior of the tag's lexical items;
+ *   - binary, parent P over (i, j): candidates (rule, split) in the jar's order, its
+ *     children's scores added (ls + rs), skipped when that cannot beat the best (every
+ *     posterior is at most 1 but for rounding), then the log posterior added; strictly
+ *     better replaces;
+ *   - unary: one layer per cell over the closed sum unaries, from the scores before it.
+ * No fused multiply-add is left to the compiler: every product that is added is an explicit
+ * fma (correctly rounded on host and device), and maxc_log is plain IEEE arithmetic.
+ *
+ * The tree: maxc_extract walks the max-c arrays of one sentence without recursion (an
+ * explicit stack) and writes its nodes in prefix order as codes (maxc_node_*); the host
+ * turns them into a tree (maxc_tree_build in maxc_tree.h). */
+#ifndef CKY_PARSER_MAXC_RULES_H
+#define CKY_PARSER_MAXC_RULES_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../chart/cell.h"
+
+#define MAXC_LANES 32
+#define MAXC_NEG_INF (-__builtin_huge_val())
+
+/* One binary rule P -> L R of the grammar (grammar.binary order): nrow rows (l, r) at
+ * row_l/row_r[row0 ..] (substates of L and R), each with nsub[P] weights at w[w0 + row *
+ * nsub[P] ..] (the linear probability rounded to float). */
+typedef struct maxc_binary {
+    int left, right, nrow, row0, w0;
+} maxc_binary;
+
+/* One closed sum unary P -> C (grammar_sum_closure order, by parent): nsub[C] rows of
+ * nsub[P] weights at w[w0 ..]. */
+typedef struct maxc_unary {
+    int child, w0;
+} maxc_unary;
+
+/* The grammar's tables, every pointer in one memory space (host or device). */
+typedef struct maxc_tables {
+    int nsym;
+    const int *sub_offset, *nsub;        /* [nsym] */
+    const unsigned char *phrasal;        /* [nsym] */
+    const int *bin_first;                /* [nsym + 1]: the binary rules of parent P */
+    const maxc_binary *bin;
+    const int *row_l, *row_r;
+    const float *bw;
+    const int *un_first;                 /* [nsym + 1]: the closed unaries of parent P */
+    const maxc_unary *un;
+    const float *uw;
+    const int *path;                     /* [nsym * nsym]: closedSumPaths, or 0 */
+} maxc_tables;
+
+/* The charts of a batch and the max-c arrays ([cells][nsym]), in one memory space. */
+typedef struct maxc_layers {
+    int nsub;                            /* floats per cell layer */
+    const float *post, *opre, *pre;
+    const int *epost, *eopre, *epre;
+    double *bscore, *score;              /* before the cell's unaries; final */
+    int *split, *left, *right, *child;   /* the best binary candidate; the best unary child
+                                            (-1: none) */
+} maxc_layers;
+
+/* ---- arithmetic ---- */
+
+/* log(x) for a double x > 0 (-inf for x <= 0) in plain IEEE operations and explicit fma:
+ * the same bits on host and device (within a few ulps of the true log). */
+static inline CHART_HD double maxc_log(double x)
+{
+    if (!(x > 0))
+        return MAXC_NEG_INF;
+    uint64_t b;
+    memcpy(&b, &x, sizeof b);
+    int e = (int)((b >> 52) & 0x7ff);
+    if (e == 0) { /* subnormal: bring it into the normal range */
+        double y = x * 18014398509481984.0; /* 2^54 */
+        memcpy(&b, &y, sizeof b);
+        e = (int)((b >> 52) & 0x7ff) - 54;
+    }
+    e -= 1023;
+    b = (b & 0x000fffffffffffffull) | 0x3ff0000000000000ull; /* m in [1, 2) */
+    double m;
+    memcpy(&m, &b, sizeof m);
+    if (m > 1.4142135623730951) {
+        m = m * 0.5;
+        e++;
+    }
+    double f = (m - 1.0) / (m + 1.0), s = f * f; /* log m = 2 atanh f, |f| < 0.172 */
+    double p = 1.0 / 29;
+    for (int k = 27; k >= 1; k -= 2)
+        p = fma(p, s, 1.0 / k);
+    return fma((double)e, 0.69314718055994530942, (2.0 * f) * p);
+}
+
+/* The log posterior of a sum S > 0 at exponent E (see above). */
+static inline CHART_HD double maxc_logpost(double sum, int e, double logx0)
+{
+    return fma((double)e, 0.69314718055994530942, maxc_log(sum)) - logx0;
+}
+
+/* A rule's entries (row, p), row-major, are dealt to the lanes in turn: lane l takes entries
+ * l, l + MAXC_LANES, ... (consecutive weights in consecutive lanes), each term one fma:
+ * acc = fma(w x outside(p), the row's child product, acc), both factors exact in double. */
+
+/* Lane l's part of binary rule b's sum (np parent substates). */
+static inline CHART_HD double maxc_binary_lane(const maxc_tables *t, int b, int np,
+                                               const float *po, const float *lin,
+                                               const float *rin, int lane)
+{
+    const maxc_binary *r = &t->bin[b];
+    const int *rl = t->row_l + r->row0, *rr = t->row_r + r->row0;
+    const float *w = t->bw + r->w0;
+    int total = r->nrow * np, q = MAXC_LANES / np, m = MAXC_LANES % np;
+    int row = lane / np, p = lane % np;
+    double acc = 0;
+    for (int e = lane; e < total; e += MAXC_LANES) {
+        double lr = (double)lin[rl[row]] * (double)rin[rr[row]];
+        acc = fma((double)w[e] * (double)po[p], lr, acc);
+        row += q;
+        p += m;
+        if (p >= np) {
+            p -= np;
+            row++;
+        }
+    }
+    return acc;
+}
+
+/* Lane l's part of closed unary u's sum (rows: the nc child substates; np parents). */
+static inline CHART_HD double maxc_unary_lane(const maxc_tables *t, int u, int np, int nc,
+                                              const float *po, const float *cin, int lane)
+{
+    const float *w = t->uw + t->un[u].w0;
+    int total = nc * np, q = MAXC_LANES / np, m = MAXC_LANES % np;
+    int c = lane / np, p = lane % np;
+    double acc = 0;
+    for (int e = lane; e < total; e += MAXC_LANES) {
+        acc = fma((double)w[e] * (double)po[p], (double)cin[c], acc);
+        c += q;
+        p += m;
+        if (p >= np) {
+            p -= np;
+            c++;
+        }
+    }
+    return acc;
+}
+
+/* The lanes' parts added in a fixed butterfly: after the step of distance d (16, 8, 4, 2,
+ * 1), lane l holds v[l] + v[l ^ d]. On the device every lane of a warp calls the sums below
+ * and gets the result (the shuffles); on the host the lanes run in turn. */
+#ifdef __CUDA_ARCH__
+static __device__ __forceinline__ double maxc_lanes_add(double v)
+{
+    for (int d = MAXC_LANES / 2; d >= 1; d /= 2)
+        v = v + __shfl_xor_sync(0xffffffffu, v, d);
+    return v;
+}
+#define MAXC_LANE ((int)(threadIdx.x % MAXC_LANES))
+#else
+static inline double maxc_lanes_add(double *v)
+{
+    for (int d = MAXC_LANES / 2; d >= 1; d /= 2) {
+        double w[MAXC_LANES];
+        for (int l = 0; l < MAXC_LANES; l++)
+            w[l] = v[l] + v[l ^ d];
+        memcpy(v, w, sizeof w);
+    }
+    return v[0];
+}
+#endif
+
+/* The sum S of binary rule b: parent values po (np substates), children lin and rin. */
+static inline CHART_HD double maxc_binary_sum(const maxc_tables *t, int b, int np,
+                                              const float *po, const float *lin,
+                                              const float *rin)
+{
+#ifdef __CUDA_ARCH__
+    return maxc_lanes_add(maxc_binary_lane(t, b, np, po, lin, rin, MAXC_LANE));
+#else
+    double v[MAXC_LANES];
+    for (int l = 0; l < MAXC_LANES; l++)
+        v[l] = maxc_binary_lane(t, b, np, po, lin, rin, l);
+    return maxc_lanes_add(v);
+#endif
+}
+
+/* The sum S of closed unary u: parent values po (np), child values cin (nc). */
+static inline CHART_HD double maxc_unary_sum(const maxc_tables *t, int u, int np, int nc,
+                                             const float *po, const float *cin)
+{
+#ifdef __CUDA_ARCH__
+    return maxc_lanes_add(maxc_unary_lane(t, u, np, nc, po, cin, MAXC_LANE));
+#else
+    double v[MAXC_LANES];
+    for (int l = 0; l < MAXC_LANES; l++)
+        v[l] = maxc_unary_lane(t, u, np, nc, po, cin, l);
+    return maxc_lanes_add(v);
+#endif
+}
+
+/* ---- the max-c steps of one cell and symbol (sentence at c0, n words; cell (i, j)) ---- */
+
+/* log x0 of a sentence (MAXC_NEG_INF: no parse, and then every max-c score is -inf) and
+ * the root's exponent. */
+static inline CHART_HD double maxc_root(const maxc_tables *t, const maxc_layers *y, long c0,
+                                        int n, int *e0)
+{
+    long root = c0 + (long)chart_cell(n, 0, n);
+    *e0 = y->epost[root];
+    return maxc_log((double)y->post[(size_t)root * y->nsub + t->sub_offset[0]]);
+}
+
+/* Values of the children's max-c scores that cell (i, j) reads, copied into kids[0 ..
+ * maxc_kids_size(j - i)) (score(i, k)[L] at kids[(k - i - 1) nsym + L], then score(k, j)[R]
+ * at kids[(j - i - 1 + k - i - 1) nsym + R]): by thread tid of nt. */
+static inline CHART_HD long maxc_kids_size(const maxc_tables *t, int span)
+{
+    return 2L * (span - 1) * t->nsym;
+}
+
+static inline CHART_HD void maxc_stage(const maxc_tables *t, const maxc_layers *y, long c0,
+                                       int n, int i, int j, double *kids, int tid, int nt)
+{
+    long half = (long)(j - i - 1) * t->nsym;
+    for (long x = tid; x < 2 * half; x += nt) {
+        int right = x >= half;
+        long z = right ? x - half : x;
+        int k = i + 1 + (int)(z / t->nsym), sym = (int)(z % t->nsym);
+        long cell = c0 + (long)(right ? chart_cell(n, k, j) : chart_cell(n, i, k));
+        kids[x] = y->score[(size_t)cell * t->nsym + sym];
+    }
+}
+
+/* The score of P over (i, j) before the cell's unaries: lexical over one word, else the best
+ * binary candidate (bscore, split, left, right); kids: maxc_stage's copy for the cell. */
+static inline CHART_HD void maxc_cell_binary(const maxc_tables *t, const maxc_layers *y,
+                                             long c0, int n, int i, int j, int P,
+                                             const double *kids)
+{
+    int e0;
+    double logx0 = maxc_root(t, y, c0, n, &e0);
+    long cell = c0 + (long)chart_cell(n, i, j);
+    size_t at = (size_t)cell * t->nsym + P;
+    const float *po = y->opre + (size_t)cell * y->nsub + t->sub_offset[P];
+    int np = t->nsub[P];
+    double best = MAXC_NEG_INF;
+    int bk = -1, bl = -1, br = -1;
+    if (logx0 == MAXC_NEG_INF) {
+    } else if (j - i == 1) {
+        if (!t->phrasal[P]) {
+            const float *lex = y->pre + (size_t)cell * y->nsub + t->sub_offset[P];
+            double s = 0;
+            for (int x = 0; x < np; x++)
+                s = fma((double)po[x], (double)lex[x], s);
+            if (s > 0)
+                best = maxc_logpost(s, y->eopre[cell] + y->epre[cell] - e0, logx0);
+        }
+    } else if (t->phrasal[P]) {
+        for (int b = t->bin_first[P]; b < t->bin_first[P + 1]; b++) {
+            int L = t->bin[b].left, R = t->bin[b].right;
+            int kmin = i + 1, kmax = j - 1; /* a POS tag spans one word */
+            if (!t->phrasal[L] && kmax > i + 1)
+                kmax = i + 1;
+            if (!t->phrasal[R] && kmin < j - 1)
+                kmin = j - 1;
+            for (int k = kmin; k <= kmax; k++) {
+                double ls = kids[(long)(k - i - 1) * t->nsym + L];
+                double rs = kids[(long)(j - i - 1 + k - i - 1) * t->nsym + R];
+                if (ls == MAXC_NEG_INF || rs == MAXC_NEG_INF)
+                    continue;
+                double gs = ls + rs;
+                if (gs < best)
+                    continue;
+                long cl = c0 + (long)chart_cell(n, i, k), cr = c0 + (long)chart_cell(n, k, j);
+                const float *lin = y->post + (size_t)cl * y->nsub + t->sub_offset[L];
+                const float *rin = y->post + (size_t)cr * y->nsub + t->sub_offset[R];
+                double s = maxc_binary_sum(t, b, np, po, lin, rin);
+                if (!(s > 0))
+                    continue;
+                gs = gs + maxc_logpost(s, y->eopre[cell] + y->epost[cl] + y->epost[cr] - e0,
+                                       logx0);
+                if (gs > best) {
+                    best = gs;
+                    bk = k;
+                    bl = L;
+                    br = R;
+                }
+            }
+        }
+    }
+    y->bscore[at] = best;
+    y->split[at] = bk;
+    y->left[at] = bl;
+    y->right[at] = br;
+}
+
+/* The final score of P over (i, j): the best of its score before the unaries and its closed
+ * unaries over the cell's scores before them (score, child). */
+static inline CHART_HD void maxc_cell_unary(const maxc_tables *t, const maxc_layers *y,
+                                            long c0, int n, int i, int j, int P)
+{
+    long cell = c0 + (long)chart_cell(n, i, j);
+    size_t at = (size_t)cell * t->nsym;
+    double best = y->bscore[at + P];
+    int child = -1;
+    int e0;
+    double logx0 = maxc_root(t, y, c0, n, &e0);
+    if ((j - i == 1 || t->phrasal[P]) && logx0 != MAXC_NEG_INF) {
+        const float *po = y->opre + (size_t)cell * y->nsub + t->sub_offset[P];
+        for (int u = t->un_first[P]; u < t->un_first[P + 1]; u++) {
+            int C = t->un[u].child;
+            double gs = y->bscore[at + C];
+            if (gs == MAXC_NEG_INF || gs < best)
+                continue;
+            const float *cin = y->post + (size_t)cell * y->nsub + t->sub_offset[C];
+            double s = maxc_unary_sum(t, u, t->nsub[P], t->nsub[C], po, cin);
+            if (!(s > 0))
+                continue;
+            gs = gs + maxc_logpost(s, y->eopre[cell] + y->epost[cell] - e0, logx0);
+            if (gs > best) {
+                best = gs;
+                child = C;
+            }
+        }
+    }
+    y->score[at + P] = best;
+    y->child[at + P] = child;
+}
+
+/* ---- the tree ---- */
+
+/* Node codes, in prefix order: a symbol with one or two children, or word i (a leaf). */
+static inline CHART_HD int maxc_node_symbol(int sym, int arity) { return sym * 4 + arity; }
+static inline CHART_HD int maxc_node_word(int i) { return -(i + 1); }
+
+/* The most codes of a sentence of n words (a span: its symbol, a restored intermediate, the
+ * unary's child; a word: also its tag and the leaf). */
+static inline CHART_HD long maxc_nodes_max(int n) { return 8L * n + 8; }
+
+enum {
+    MAXC_TREE = 0,    /* nodes written */
+    MAXC_NO_TREE = 1, /* ROOT has no max-c score or no unary child (the jar's (())) */
+    MAXC_BROKEN = 2   /* a node without a derivation (cannot happen for a real chart) */
+};
+
+/* Walk the max-c arrays of a sentence from ROOT over (0, n), as the jar's
+ * extractBestMaxRuleParse1/2, into nodes[0 .. *count) (maxc_nodes_max(n) room); stack:
+ * room for 3 (n + 1) ints. Returns MAXC_TREE, MAXC_NO_TREE or MAXC_BROKEN. */
+static inline CHART_HD int maxc_extract(const maxc_tables *t, const maxc_layers *y, long c0,
+                                        int n, int *nodes, int *count, int *stack)
+{
+    size_t top = (size_t)(c0 + (long)chart_cell(n, 0, n)) * t->nsym;
+    *count = 0;
+    if (y->score[top] == MAXC_NEG_INF || y->child[top] < 0)
+        return MAXC_NO_TREE;
+    int depth = 1, m = 0; /* frames (i, j, symbol) still to walk */
+    stack[0] = 0, stack[1] = n, stack[2] = 0;
+    while (depth > 0) {
+        depth--;
+        int i = stack[3 * depth], j = stack[3 * depth + 1], sym = stack[3 * depth + 2];
+        size_t at = (size_t)(c0 + (long)chart_cell(n, i, j)) * t->nsym;
+        int c = y->child[at + sym]; /* extractBestMaxRuleParse1: over its best unary */
+        if (c >= 0) {
+            nodes[m++] = maxc_node_symbol(sym, 1);
+            int mid = t->path[(size_t)sym * t->nsym + c];
+            if (mid > 0)
+                nodes[m++] = maxc_node_symbol(mid, 1);
+            sym = c;
+        }
+        /* extractBestMaxRuleParse2 */
+        if (j - i == 1) {
+            if (t->phrasal[sym]) {
+                int tag = y->child[at + sym];
+                if (tag < 0)
+                    return MAXC_BROKEN;
+                nodes[m++] = maxc_node_symbol(sym, 1);
+                sym = tag;
+            }
+            nodes[m++] = maxc_node_symbol(sym, 1);
+            nodes[m++] = maxc_node_word(i);
+            continue;
+        }
+        int k = y->split[at + sym];
+        if (k < 0)
+            return MAXC_BROKEN;
+        nodes[m++] = maxc_node_symbol(sym, 2);
+        stack[3 * depth] = k, stack[3 * depth + 1] = j, stack[3 * depth + 2] = y->right[at + sym];
+        depth++;
+        stack[3 * depth] = i, stack[3 * depth + 1] = k, stack[3 * depth + 2] = y->left[at + sym];
+        depth++;
+    }
+    *count = m;
+    return MAXC_TREE;
+}
+
+#endif

@@ -1,0 +1,161 @@
+/* The engines' max-c scores and trees (parser/maxc_rules.h, parser/maxc.h): maxc_log against
+ * the C library's log; the butterfly of the lanes; node codes into trees (and malformed codes
+ * refused); the cpu engine's max-rule trees against the ref engine's (maxrule/, the jar's
+ * double arithmetic) on dev sentences of sample-sm3, the scores within 1e-4; a 200-word
+ * sentence gives a tree with finite scores. The gpu engine's bits are checked against these
+ * in test_gpu_maxrule.c. */
+#include <criterion/criterion.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../maxrule/maxrule.h"
+#include "../parser/maxc.h"
+#include "../parser/parser.h"
+#include "test_dev.h"
+
+#define GRAMMARS CKY_SHARED "/grammars/"
+
+Test(maxc, log_within_ulps)
+{
+    cr_assert(maxc_log(0) == -INFINITY);
+    double xs[] = {1, 2, 0.5, M_SQRT2, nextafter(M_SQRT2, 2), 1 + 1e-12, 1 - 1e-12, DBL_MIN,
+                   DBL_MIN / 7, 4.9e-324, DBL_MAX, 1e-300, 3e200, 0.1, 10, M_E};
+    for (size_t k = 0; k < sizeof xs / sizeof *xs; k++) {
+        double a = maxc_log(xs[k]), b = log(xs[k]);
+        cr_assert(fabs(a - b) <= 4 * DBL_EPSILON * fmax(fabs(b), 1e-3),
+                  "log(%.17g): %.17g, libm %.17g", xs[k], a, b);
+    }
+    unsigned long long r = 88172645463325252ull; /* xorshift: values over the whole range */
+    for (int k = 0; k < 100000; k++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        double x = ldexp((double)(r >> 11) / 9007199254740992.0 + 0.5, (int)(r % 2000) - 1000);
+        double a = maxc_log(x), b = log(x);
+        cr_assert(fabs(a - b) <= 4 * DBL_EPSILON * fmax(fabs(b), 1e-3),
+                  "log(%.17g): %.17g, libm %.17g", x, a, b);
+    }
+}
+
+/* The butterfly is the sum tree of halves: lane l + 16 into l, then l + 8, ... */
+Test(maxc, lanes_butterfly)
+{
+    double v[MAXC_LANES], h[MAXC_LANES];
+    for (int l = 0; l < MAXC_LANES; l++)
+        v[l] = h[l] = (l % 3 ? 1e16 : 1.0) * (l % 2 ? -1 : 1) + l * 0.1;
+    for (int half = MAXC_LANES / 2; half >= 1; half /= 2)
+        for (int l = 0; l < half; l++)
+            h[l] = h[l] + h[l + half];
+    double s = maxc_lanes_add(v);
+    cr_assert(memcmp(&s, &h[0], sizeof s) == 0, "%.17g vs %.17g", s, h[0]);
+}
+
+static char *tree_text(const tree *t)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    tree_write_line(t, f);
+    fclose(f);
+    return buf;
+}
+
+Test(maxc, node_codes_to_tree)
+{
+    grammar *g;
+    cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
+                 cky_last_error());
+    int root = 0, s = -1, nn = -1, vb = -1;
+    for (int x = 0; x < g->nsym; x++) {
+        s = !strcmp(g->name[x], "S") ? x : s;
+        nn = !strcmp(g->name[x], "NN") ? x : nn;
+        vb = !strcmp(g->name[x], "VB") ? x : vb;
+    }
+    cr_assert(s > 0 && nn > 0 && vb > 0);
+    char *words[] = {"dogs", "bark"};
+    int codes[] = {maxc_node_symbol(root, 1), maxc_node_symbol(s, 2), maxc_node_symbol(nn, 1),
+                   maxc_node_word(0), maxc_node_symbol(vb, 1), maxc_node_word(1)};
+    tree *t;
+    cr_assert_eq(maxc_tree_build(g, codes, 6, words, &t), CKY_OK, "%s", cky_last_error());
+    char *text = tree_text(t);
+    cr_assert_str_eq(text, "( (ROOT (S (NN dogs) (VB bark))) )\n");
+    free(text);
+    tree_free(t);
+    cr_assert_eq(maxc_tree_build(g, codes, 5, words, &t), CKY_ERR_FORMAT); /* unfinished */
+    int two[] = {maxc_node_symbol(nn, 1), maxc_node_word(0), maxc_node_symbol(vb, 1),
+                 maxc_node_word(1)};
+    cr_assert_eq(maxc_tree_build(g, two, 4, words, &t), CKY_ERR_FORMAT); /* two trees */
+    grammar_free(g);
+}
+
+static void parse(const grammar *g, parser_engine engine, const sentence *s, int n,
+                  parse_result *out)
+{
+    parser_options o = parser_default_options();
+    o.engine = engine;
+    o.decoder = PARSER_DECODER_MAXRULE;
+    o.threads = 2;
+    o.cache_dir = CKY_BUILD "/test-cache";
+    parser *p;
+    cr_assert_eq(parser_new(g, &o, &p), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(parser_parse(p, s, n, out), CKY_OK, "%s", cky_last_error());
+    parser_free(p);
+}
+
+Test(maxc, cpu_engine_trees_as_ref_sm3, .timeout = 300)
+{
+    grammar *g;
+    cr_assert_eq(grammar_load(GRAMMARS "sample-sm3/sample-sm3.gr", &g), CKY_OK, "%s",
+                 cky_last_error());
+    sentence s[16];
+    int n = dev_sentences(16, 25, s);
+    cr_assert_eq(n, 16);
+    parse_result cpu[16], ref[16];
+    parse(g, PARSER_ENGINE_CPU, s, n, cpu);
+    parse(g, PARSER_ENGINE_REF, s, n, ref);
+    for (int k = 0; k < n; k++) {
+        cr_assert_eq(cpu[k].outcome, PARSE_OK, "sentence %d", k);
+        cr_assert_eq(ref[k].outcome, PARSE_OK, "sentence %d", k);
+        cr_assert(fabs(cpu[k].loglik - ref[k].loglik) <= 1e-6 * fabs(ref[k].loglik),
+                  "sentence %d: log P %.17g, ref %.17g", k, cpu[k].loglik, ref[k].loglik);
+        cr_assert(fabs(cpu[k].score - ref[k].score) <= 1e-4 * fmax(fabs(ref[k].score), 1),
+                  "sentence %d: max-rule score %.17g, ref %.17g", k, cpu[k].score,
+                  ref[k].score);
+        char *a = tree_text(cpu[k].tree), *b = tree_text(ref[k].tree);
+        cr_assert_str_eq(a, b, "sentence %d: the trees differ", k);
+        free(a);
+        free(b);
+        parse_result_clear(&cpu[k]);
+        parse_result_clear(&ref[k]);
+        sentence_free(&s[k]);
+    }
+    grammar_free(g);
+}
+
+Test(maxc, long_sentence_cpu, .timeout = 300)
+{
+    grammar *g;
+    cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
+                 cky_last_error());
+    sentence s[40];
+    int n = dev_sentences(40, 40, s);
+    char *words[200];
+    int m = 0;
+    for (int k = 0; k < n && m < 200; k++)
+        for (int i = 0; i < s[k].n && m < 200; i++)
+            words[m++] = s[k].words[i];
+    cr_assert_eq(m, 200);
+    sentence one;
+    cr_assert_eq(sentence_from_words(words, m, &one), CKY_OK);
+    parse_result r;
+    parse(g, PARSER_ENGINE_CPU, &one, 1, &r);
+    cr_assert_eq(r.outcome, PARSE_OK, "%s", r.error ? r.error : "no parse");
+    cr_assert(isfinite(r.loglik) && r.loglik < -745, "log P %g", r.loglik);
+    cr_assert(isfinite(r.score) && r.score < 0, "score %g", r.score);
+    parse_result_clear(&r);
+    sentence_free(&one);
+    for (int k = 0; k < n; k++)
+        sentence_free(&s[k]);
+    grammar_free(g);
+}
