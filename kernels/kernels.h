@@ -108,12 +108,20 @@ cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
 
 /* ---- max-rule's max-c scores and trees (maxc_kernels.cu; parser/maxc_rules.h) ---- */
 
-/* Span `span` of max-c: for each listed cell (cells[3 m ..]: the sentence's first cell c0,
- * its words n, the start i; the cell is (i, i + span)), every symbol's maxc_cell_binary, then
- * every symbol's maxc_cell_unary. scratch: kernels_maxc_scratch(t, ncell, span) bytes of
- * device memory (none needed when that is 0). */
+/* The sums S of every binary rule with terms at every split of each listed cell (cells[3 m
+ * ..]: the sentence's first cell c0, its words n, the start i; the cell is (i, i + span)),
+ * span >= 2: rule b at split k of cell m into sums[((m (span - 1)) + k - i - 1) nbin + b]
+ * (the other rules' places are left as they are). */
+cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y, const int *cells,
+                              int ncell, int span, double *sums, cudaStream_t stream);
+
+/* Span `span` of max-c over the listed cells (as for kernels_maxc_sums, whose sums it reads;
+ * NULL for span 1): every symbol's maxc_cell_binary, then every symbol's maxc_cell_unary.
+ * scratch: kernels_maxc_scratch(t, ncell, span) bytes of device memory (none needed when
+ * that is 0). */
 cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y, const int *cells,
-                              int ncell, int span, double *scratch, cudaStream_t stream);
+                              int ncell, int span, double *scratch, const double *sums,
+                              cudaStream_t stream);
 
 /* Bytes of scratch kernels_maxc_span needs for ncell cells of span `span` (0: none). */
 size_t kernels_maxc_scratch(const maxc_tables *t, int ncell, int span);

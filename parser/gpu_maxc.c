@@ -3,6 +3,8 @@
 
 #include <stdlib.h>
 
+#define MAXC_SUMS_BYTES ((size_t)1 << 30) /* the most bytes of binary sums at a time */
+
 cky_status gpu_maxc_new(gpu_dev *d, gpu_maxc **out)
 {
     gpu_maxc *m = calloc(1, sizeof *m);
@@ -37,6 +39,7 @@ void gpu_maxc_free(gpu_maxc *m)
     gpu_buffer_free(&m->d_stack, 0);
     gpu_buffer_free(&m->d_out, 0);
     gpu_buffer_free(&m->scratch, 0);
+    gpu_buffer_free(&m->sums, 0);
     gpu_buffer_free(&m->h_out, 1);
     gpu_buffer_free(&m->h_nodes, 1);
     free(m);
@@ -115,11 +118,21 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
     TRY(cudaMemcpyAsync(dl, m->h_list.p, list_bytes, cudaMemcpyHostToDevice, d->stream));
     for (int span = 1; span <= p->maxn && !st; span++) {
         int n = (int)(first[span + 1] - first[span]);
-        size_t scratch = kernels_maxc_scratch(&m->t, n, span);
-        if (scratch && (st = gpu_buffer_need(&m->scratch, scratch, 0)))
+        /* the binary sums of at most MAXC_SUMS_BYTES at a time, cells of the span in chunks */
+        size_t per_cell = (size_t)(span - 1) * d->g->nbinary * sizeof(double);
+        int chunk = per_cell ? (int)(MAXC_SUMS_BYTES / per_cell) : n;
+        chunk = chunk < 1 ? 1 : chunk > n ? n : chunk;
+        size_t scratch = kernels_maxc_scratch(&m->t, chunk, span);
+        if ((scratch && (st = gpu_buffer_need(&m->scratch, scratch, 0))) ||
+            (per_cell && (st = gpu_buffer_need(&m->sums, per_cell * chunk, 0))))
             break;
-        TRY(kernels_maxc_span(&m->t, &y, dl + 3 * first[span], n, span, m->scratch.p,
-                              d->stream));
+        for (int at = 0; at < n && !st; at += chunk) {
+            const int *cells = dl + 3 * (first[span] + at);
+            int count = n - at < chunk ? n - at : chunk;
+            TRY(kernels_maxc_sums(&m->t, &y, cells, count, span, m->sums.p, d->stream));
+            TRY(kernels_maxc_span(&m->t, &y, cells, count, span, m->scratch.p,
+                                  span > 1 ? m->sums.p : NULL, d->stream));
+        }
     }
     TRY(kernels_maxc_walk(&m->t, &y, sent, p->n, node0, m->d_nodes.p, m->d_stack.p, res, score,
                           d->stream));

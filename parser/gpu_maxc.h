@@ -1,8 +1,9 @@
 /* gpu_maxc: max-rule's max-c scores and trees on the GPU device (parser/maxc_rules.h, the
  * same bits as the cpu engine's maxc_cpu_run), after the sum-product passes of a sub-batch
- * (parser/gpu_sum.h): span by span, one thread block per cell (kernels_maxc_span); then one
- * thread per sentence walks its tree into node codes, which come back to the host with
- * each sentence's status and score. */
+ * (parser/gpu_sum.h): span by span, the binary rules' sums of every work item
+ * (kernels_maxc_sums), then the cells' max-c scores (kernels_maxc_span); then one thread per
+ * sentence walks its tree into node codes, which come back to the host with each
+ * sentence's status and score. */
 #ifndef CKY_PARSER_GPU_MAXC_H
 #define CKY_PARSER_GPU_MAXC_H
 
@@ -20,6 +21,7 @@ typedef struct gpu_maxc {
     gpu_buffer d_nodes, d_stack;      /* device: node codes, the walks' stacks */
     gpu_buffer d_out, h_out;          /* results (4 ints) and scores (double) of sentences */
     gpu_buffer scratch;               /* children's scores of long spans (kernels_maxc_span) */
+    gpu_buffer sums;                  /* the binary sums of a span's cells (kernels_maxc_sums) */
     gpu_buffer h_nodes;               /* pinned: node codes */
     /* after gpu_maxc_run, for sentence k of the sub-batch (host memory) */
     const long long *node0;

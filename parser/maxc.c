@@ -21,6 +21,8 @@ static maxc_tables tables_at(const grammar *g, const layout *l, const char *base
 {
     return (maxc_tables){
         .nsym = g->nsym,
+        .nbin = g->nbinary,
+        .nun = g->sum->n,
         .sub_offset = (const int *)(base + l->sub_offset),
         .nsub = (const int *)(base + l->nsub),
         .phrasal = (const unsigned char *)(base + l->phrasal),
@@ -88,7 +90,7 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     for (int b = 0; b < g->nbinary; b++) {
         const grammar_binary *r = &g->binary[b];
         size_t np = (size_t)g->nsub[r->parent];
-        bin[b] = (maxc_binary){r->left, r->right, r->nrow, (int)row, (int)x};
+        bin[b] = (maxc_binary){r->parent, r->left, r->right, r->nrow, (int)row, (int)x};
         memcpy(rl + row, r->row_l, (size_t)r->nrow * sizeof(int));
         memcpy(rr + row, r->row_r, (size_t)r->nrow * sizeof(int));
         for (size_t e = 0; e < (size_t)r->nrow * np; e++)
@@ -102,7 +104,7 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     for (int u = 0; u < s->n; u++) {
         const grammar_sum_unary *r = &s->rule[u];
         size_t cells = (size_t)g->nsub[r->parent] * g->nsub[r->child];
-        un[u] = (maxc_unary){r->child, (int)x};
+        un[u] = (maxc_unary){r->parent, r->child, (int)x};
         for (size_t e = 0; e < cells; e++)
             v[x + e] = (float)r->prob[e];
         x += cells;
@@ -143,6 +145,65 @@ maxc_tables maxc_tables_at(const maxc_host *h, const void *base)
     return t;
 }
 
+/* P's score over (i, j) before the cell's unaries: lexical, or the best binary candidate,
+ * those that cannot come within MAXC_SLACK of the best so far skipped (maxc_rules.h). */
+static void cell_binary(const maxc_tables *t, const maxc_layers *y, int n, int i, int j, int P,
+                        const double *kids, int e0, double logx0)
+{
+    size_t at = chart_cell(n, i, j) * t->nsym + P;
+    double best = MAXC_NEG_INF;
+    int bk = -1, bb = -1;
+    if (logx0 != MAXC_NEG_INF && j - i == 1 && !t->phrasal[P])
+        best = maxc_lexical(t, y, 0, n, i, P, e0, logx0);
+    else if (logx0 != MAXC_NEG_INF && j - i > 1 && t->phrasal[P])
+        for (int b = t->bin_first[P]; b < t->bin_first[P + 1]; b++) {
+            int kmin, kmax;
+            maxc_splits(t, b, i, j, &kmin, &kmax);
+            for (int k = kmin; k <= kmax; k++) {
+                double ks = maxc_binary_kids(t, kids, b, i, k, j);
+                if (ks == MAXC_NEG_INF || ks + MAXC_SLACK < best)
+                    continue;
+                double gs = maxc_candidate(ks, maxc_binary_item(t, y, 0, n, i, k, j, b),
+                                           maxc_binary_exp(y, 0, n, i, k, j, e0), logx0);
+                if (gs > best) {
+                    best = gs;
+                    bk = k;
+                    bb = b;
+                }
+            }
+        }
+    y->bscore[at] = best;
+    y->split[at] = bk;
+    y->left[at] = bb < 0 ? -1 : t->bin[bb].left;
+    y->right[at] = bb < 0 ? -1 : t->bin[bb].right;
+}
+
+/* P's final score over (i, j): its score before the unaries or its best closed unary. */
+static void cell_unary(const maxc_tables *t, const maxc_layers *y, int n, int i, int j, int P,
+                       int e0, double logx0)
+{
+    size_t at = chart_cell(n, i, j) * t->nsym;
+    double best = y->bscore[at + P];
+    int child = -1;
+    if (logx0 != MAXC_NEG_INF && maxc_allowed(t, j - i, P))
+        for (int u = t->un_first[P]; u < t->un_first[P + 1]; u++) {
+            int C = t->un[u].child;
+            double ks = y->bscore[at + C];
+            if (ks == MAXC_NEG_INF || ks + MAXC_SLACK < best)
+                continue;
+            double gs = maxc_candidate(ks, maxc_unary_item(t, y, 0, n, i, j, u),
+                                       y->eopre[chart_cell(n, i, j)] +
+                                           y->epost[chart_cell(n, i, j)] - e0,
+                                       logx0);
+            if (gs > best) {
+                best = gs;
+                child = C;
+            }
+        }
+    y->score[at + P] = best;
+    y->child[at + P] = child;
+}
+
 cky_status maxc_cpu_run(const maxc_host *h, const sum_chart *c, int *nodes, int *count,
                         int *status, double *score)
 {
@@ -161,13 +222,15 @@ cky_status maxc_cpu_run(const maxc_host *h, const sum_chart *c, int *nodes, int 
     }
     maxc_layers y = {c->nsub, c->post, c->opre, c->pre, c->epost, c->eopre, c->epre,
                      sc, sc + cells, ix, ix + cells, ix + 2 * cells, ix + 3 * cells};
+    int e0;
+    double logx0 = maxc_root(t, &y, 0, c->n, &e0);
     for (int d = 1; d <= c->n; d++)
         for (int i = 0; i + d <= c->n; i++) {
             maxc_stage(t, &y, 0, c->n, i, i + d, kids, 0, 1);
             for (int P = 0; P < t->nsym; P++)
-                maxc_cell_binary(t, &y, 0, c->n, i, i + d, P, kids);
+                cell_binary(t, &y, c->n, i, i + d, P, kids, e0, logx0);
             for (int P = 0; P < t->nsym; P++)
-                maxc_cell_unary(t, &y, 0, c->n, i, i + d, P);
+                cell_unary(t, &y, c->n, i, i + d, P, e0, logx0);
         }
     *status = maxc_extract(t, &y, 0, c->n, nodes, count, stack);
     *score = y.score[chart_cell(c->n, 0, c->n) * t->nsym];

@@ -15,20 +15,18 @@
  * (maxc_log(S) + E ln 2) - maxc_log(x0). Each sum S is split over MAXC_LANES lanes (lane l
  * takes the rule's entries l, l + MAXC_LANES, ..., each term one fma) and the lanes' sums
  * are added in a fixed butterfly: a GPU warp does it with shuffles, the cpu engine lane by
- * lane, with the same bits. The cell functions below are run by every lane of a warp on the
- * device (all lanes take the same path through the candidates) and once on the host. Then, as the jar:
+ * lane, with the same bits. Then, as the jar, span by span:
  *   - lexical: score(tag over word i) = log posterior of the tag's lexical items;
- *   - binary, parent P over (i, j): candidates (rule, split) in the jar's order, its
- *     children's scores added (ls + rs), skipped when that cannot beat the best (every
- *     posterior is at most 1 but for rounding), then the log posterior added; strictly
- *     better replaces;
+ *   - binary, parent P over (i, j): each candidate (rule, split) scores its children's
+ *     scores plus its log posterior; the best candidate (below) is P's score before the
+ *     cell's unaries;
  *   - unary: one layer per cell over the closed sum unaries, from the scores before it.
  * No fused multiply-add is left to the compiler: every product that is added is an explicit
  * fma (correctly rounded on host and device), and maxc_log is plain IEEE arithmetic.
  *
  * The tree: maxc_extract walks the max-c arrays of one sentence without recursion (an
  * explicit stack) and writes its nodes in prefix order as codes (maxc_node_*); the host
- * turns them into a tree (maxc_tree_build in maxc_tree.h). */
+ * turns them into a tree (maxc_tree_build in parser/maxc.h). */
 #ifndef CKY_PARSER_MAXC_RULES_H
 #define CKY_PARSER_MAXC_RULES_H
 
@@ -45,18 +43,18 @@
  * row_l/row_r[row0 ..] (substates of L and R), each with nsub[P] weights at w[w0 + row *
  * nsub[P] ..] (the linear probability rounded to float). */
 typedef struct maxc_binary {
-    int left, right, nrow, row0, w0;
+    int parent, left, right, nrow, row0, w0;
 } maxc_binary;
 
 /* One closed sum unary P -> C (grammar_sum_closure order, by parent): nsub[C] rows of
  * nsub[P] weights at w[w0 ..]. */
 typedef struct maxc_unary {
-    int child, w0;
+    int parent, child, w0;
 } maxc_unary;
 
 /* The grammar's tables, every pointer in one memory space (host or device). */
 typedef struct maxc_tables {
-    int nsym;
+    int nsym, nbin, nun;                 /* symbols, binary rules, closed unaries */
     const int *sub_offset, *nsub;        /* [nsym] */
     const unsigned char *phrasal;        /* [nsym] */
     const int *bin_first;                /* [nsym + 1]: the binary rules of parent P */
@@ -188,7 +186,8 @@ static inline double maxc_lanes_add(double *v)
 }
 #endif
 
-/* The sum S of binary rule b: parent values po (np substates), children lin and rin. */
+/* The sum S of binary rule b: parent values po (np substates), children lin and rin (every
+ * lane of a warp on the device). */
 static inline CHART_HD double maxc_binary_sum(const maxc_tables *t, int b, int np,
                                               const float *po, const float *lin,
                                               const float *rin)
@@ -217,7 +216,17 @@ static inline CHART_HD double maxc_unary_sum(const maxc_tables *t, int u, int np
 #endif
 }
 
-/* ---- the max-c steps of one cell and symbol (sentence at c0, n words; cell (i, j)) ---- */
+/* ---- the max-c candidates of one cell (sentence at c0, n words; cell (i, j)) ----
+ *
+ * The best candidate of P over (i, j) is the one with the largest score, the first in the
+ * jar's order (binary: rule, then split; unary: rule) among equals: order-independent, so
+ * the device takes it with a parallel reduction. The jar skips a candidate whose children's
+ * scores alone cannot beat the best so far, which is exact when every log posterior is <= 0;
+ * the cpu engine skips it only when they cannot come within MAXC_SLACK of it, which is exact
+ * as long as no log posterior exceeds MAXC_SLACK (float rounding makes them exceed 0 by
+ * about 1e-6 at most), so both engines take the same candidate. */
+
+#define MAXC_SLACK 0.01
 
 /* log x0 of a sentence (MAXC_NEG_INF: no parse, and then every max-c score is -inf) and
  * the root's exponent. */
@@ -229,7 +238,7 @@ static inline CHART_HD double maxc_root(const maxc_tables *t, const maxc_layers 
     return maxc_log((double)y->post[(size_t)root * y->nsub + t->sub_offset[0]]);
 }
 
-/* Values of the children's max-c scores that cell (i, j) reads, copied into kids[0 ..
+/* The children's max-c scores that cell (i, j) reads, copied into kids[0 ..
  * maxc_kids_size(j - i)) (score(i, k)[L] at kids[(k - i - 1) nsym + L], then score(k, j)[R]
  * at kids[(j - i - 1 + k - i - 1) nsym + R]): by thread tid of nt. */
 static inline CHART_HD long maxc_kids_size(const maxc_tables *t, int span)
@@ -250,100 +259,96 @@ static inline CHART_HD void maxc_stage(const maxc_tables *t, const maxc_layers *
     }
 }
 
-/* The score of P over (i, j) before the cell's unaries: lexical over one word, else the best
- * binary candidate (bscore, split, left, right); kids: maxc_stage's copy for the cell. */
-static inline CHART_HD void maxc_cell_binary(const maxc_tables *t, const maxc_layers *y,
-                                             long c0, int n, int i, int j, int P,
-                                             const double *kids)
+/* The splits kmin .. kmax at which binary rule b has terms over (i, j): a POS tag child
+ * spans one word (none when kmin > kmax). */
+static inline CHART_HD void maxc_splits(const maxc_tables *t, int b, int i, int j, int *kmin,
+                                        int *kmax)
 {
-    int e0;
-    double logx0 = maxc_root(t, y, c0, n, &e0);
-    long cell = c0 + (long)chart_cell(n, i, j);
-    size_t at = (size_t)cell * t->nsym + P;
-    const float *po = y->opre + (size_t)cell * y->nsub + t->sub_offset[P];
-    int np = t->nsub[P];
-    double best = MAXC_NEG_INF;
-    int bk = -1, bl = -1, br = -1;
-    if (logx0 == MAXC_NEG_INF) {
-    } else if (j - i == 1) {
-        if (!t->phrasal[P]) {
-            const float *lex = y->pre + (size_t)cell * y->nsub + t->sub_offset[P];
-            double s = 0;
-            for (int x = 0; x < np; x++)
-                s = fma((double)po[x], (double)lex[x], s);
-            if (s > 0)
-                best = maxc_logpost(s, y->eopre[cell] + y->epre[cell] - e0, logx0);
-        }
-    } else if (t->phrasal[P]) {
-        for (int b = t->bin_first[P]; b < t->bin_first[P + 1]; b++) {
-            int L = t->bin[b].left, R = t->bin[b].right;
-            int kmin = i + 1, kmax = j - 1; /* a POS tag spans one word */
-            if (!t->phrasal[L] && kmax > i + 1)
-                kmax = i + 1;
-            if (!t->phrasal[R] && kmin < j - 1)
-                kmin = j - 1;
-            for (int k = kmin; k <= kmax; k++) {
-                double ls = kids[(long)(k - i - 1) * t->nsym + L];
-                double rs = kids[(long)(j - i - 1 + k - i - 1) * t->nsym + R];
-                if (ls == MAXC_NEG_INF || rs == MAXC_NEG_INF)
-                    continue;
-                double gs = ls + rs;
-                if (gs < best)
-                    continue;
-                long cl = c0 + (long)chart_cell(n, i, k), cr = c0 + (long)chart_cell(n, k, j);
-                const float *lin = y->post + (size_t)cl * y->nsub + t->sub_offset[L];
-                const float *rin = y->post + (size_t)cr * y->nsub + t->sub_offset[R];
-                double s = maxc_binary_sum(t, b, np, po, lin, rin);
-                if (!(s > 0))
-                    continue;
-                gs = gs + maxc_logpost(s, y->eopre[cell] + y->epost[cl] + y->epost[cr] - e0,
-                                       logx0);
-                if (gs > best) {
-                    best = gs;
-                    bk = k;
-                    bl = L;
-                    br = R;
-                }
-            }
-        }
-    }
-    y->bscore[at] = best;
-    y->split[at] = bk;
-    y->left[at] = bl;
-    y->right[at] = br;
+    const maxc_binary *r = &t->bin[b];
+    *kmin = i + 1;
+    *kmax = j - 1;
+    if (!t->phrasal[r->left] && *kmax > i + 1)
+        *kmax = i + 1;
+    if (!t->phrasal[r->right] && *kmin < j - 1)
+        *kmin = j - 1;
 }
 
-/* The final score of P over (i, j): the best of its score before the unaries and its closed
- * unaries over the cell's scores before them (score, child). */
-static inline CHART_HD void maxc_cell_unary(const maxc_tables *t, const maxc_layers *y,
-                                            long c0, int n, int i, int j, int P)
+/* 1 if binary rule b has terms at split k of (i, j) (its parent is phrasal). */
+static inline CHART_HD int maxc_binary_at(const maxc_tables *t, int b, int i, int k, int j)
 {
-    long cell = c0 + (long)chart_cell(n, i, j);
-    size_t at = (size_t)cell * t->nsym;
-    double best = y->bscore[at + P];
-    int child = -1;
-    int e0;
-    double logx0 = maxc_root(t, y, c0, n, &e0);
-    if ((j - i == 1 || t->phrasal[P]) && logx0 != MAXC_NEG_INF) {
-        const float *po = y->opre + (size_t)cell * y->nsub + t->sub_offset[P];
-        for (int u = t->un_first[P]; u < t->un_first[P + 1]; u++) {
-            int C = t->un[u].child;
-            double gs = y->bscore[at + C];
-            if (gs == MAXC_NEG_INF || gs < best)
-                continue;
-            const float *cin = y->post + (size_t)cell * y->nsub + t->sub_offset[C];
-            double s = maxc_unary_sum(t, u, t->nsub[P], t->nsub[C], po, cin);
-            if (!(s > 0))
-                continue;
-            gs = gs + maxc_logpost(s, y->eopre[cell] + y->epost[cell] - e0, logx0);
-            if (gs > best) {
-                best = gs;
-                child = C;
-            }
-        }
-    }
-    y->score[at + P] = best;
-    y->child[at + P] = child;
+    int kmin, kmax;
+    maxc_splits(t, b, i, j, &kmin, &kmax);
+    return t->phrasal[t->bin[b].parent] && k >= kmin && k <= kmax;
+}
+
+/* The sum S of binary rule b at split k of (i, j) (the rule has terms there). */
+static inline CHART_HD double maxc_binary_item(const maxc_tables *t, const maxc_layers *y,
+                                               long c0, int n, int i, int k, int j, int b)
+{
+    const maxc_binary *r = &t->bin[b];
+    size_t cell = (size_t)c0 + chart_cell(n, i, j), cl = (size_t)c0 + chart_cell(n, i, k),
+           cr = (size_t)c0 + chart_cell(n, k, j);
+    return maxc_binary_sum(t, b, t->nsub[r->parent],
+                           y->opre + cell * y->nsub + t->sub_offset[r->parent],
+                           y->post + cl * y->nsub + t->sub_offset[r->left],
+                           y->post + cr * y->nsub + t->sub_offset[r->right]);
+}
+
+/* The sum S of closed unary u over cell (i, j). */
+static inline CHART_HD double maxc_unary_item(const maxc_tables *t, const maxc_layers *y,
+                                              long c0, int n, int i, int j, int u)
+{
+    size_t cell = (size_t)c0 + chart_cell(n, i, j);
+    int P = t->un[u].parent, C = t->un[u].child;
+    return maxc_unary_sum(t, u, t->nsub[P], t->nsub[C],
+                          y->opre + cell * y->nsub + t->sub_offset[P],
+                          y->post + cell * y->nsub + t->sub_offset[C]);
+}
+
+/* The score of a candidate: its children's scores `kids` (their sum for a binary rule) plus
+ * its log posterior (sum S, exponent e); MAXC_NEG_INF when it has none. */
+static inline CHART_HD double maxc_candidate(double kids, double s, int e, double logx0)
+{
+    if (kids == MAXC_NEG_INF || !(s > 0))
+        return MAXC_NEG_INF;
+    return kids + maxc_logpost(s, e, logx0);
+}
+
+/* The exponent of binary candidate (b, k) over (i, j): outside(parent) + both children's. */
+static inline CHART_HD int maxc_binary_exp(const maxc_layers *y, long c0, int n, int i, int k,
+                                           int j, int e0)
+{
+    return y->eopre[c0 + (long)chart_cell(n, i, j)] + y->epost[c0 + (long)chart_cell(n, i, k)] +
+           y->epost[c0 + (long)chart_cell(n, k, j)] - e0;
+}
+
+/* The children's scores of binary candidate (b, k) over (i, j) from the cell's kids. */
+static inline CHART_HD double maxc_binary_kids(const maxc_tables *t, const double *kids, int b,
+                                               int i, int k, int j)
+{
+    double ls = kids[(long)(k - i - 1) * t->nsym + t->bin[b].left];
+    double rs = kids[(long)(j - i - 1 + k - i - 1) * t->nsym + t->bin[b].right];
+    return ls == MAXC_NEG_INF || rs == MAXC_NEG_INF ? MAXC_NEG_INF : ls + rs;
+}
+
+/* The lexical score of POS tag P over word i (cell (i, i + 1)). */
+static inline CHART_HD double maxc_lexical(const maxc_tables *t, const maxc_layers *y, long c0,
+                                           int n, int i, int P, int e0, double logx0)
+{
+    size_t cell = (size_t)c0 + chart_cell(n, i, i + 1);
+    const float *po = y->opre + cell * y->nsub + t->sub_offset[P];
+    const float *lex = y->pre + cell * y->nsub + t->sub_offset[P];
+    double s = 0;
+    for (int x = 0; x < t->nsub[P]; x++)
+        s = fma((double)po[x], (double)lex[x], s);
+    return maxc_candidate(0, s, y->eopre[cell] + y->epre[cell] - e0, logx0);
+}
+
+/* 1 if P may stand over a span of `span` words: every symbol over one word, the phrasal
+ * ones over more. */
+static inline CHART_HD int maxc_allowed(const maxc_tables *t, int span, int P)
+{
+    return span == 1 || t->phrasal[P];
 }
 
 /* ---- the tree ---- */
