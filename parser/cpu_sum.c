@@ -84,7 +84,7 @@ cky_status cpu_sum_batch_new(cpu_engine *e, sum_chart *const *ch, int n, int pul
     cky_status st = plan_new(len, n, &b->p);
     free(len);
     if (!st && pull)
-        st = plan_add_pull(&b->p);
+        st = plan_add_pull(&b->p, 1);
     const plan *p = &b->p;
     if (!st) {
         b->left = malloc((size_t)(p->nitem ? p->nitem : 1) * 4 * sizeof *b->left);
@@ -102,12 +102,8 @@ cky_status cpu_sum_batch_new(cpu_engine *e, sum_chart *const *ch, int n, int pul
                 plan_fill_items(p, d, (codegen_family_id)f, b->left + m, b->right + m,
                                 b->parent + m, b->sent + m);
             }
-        for (int d = 1; pull && !st && d < p->maxn; d++)
-            for (int f = 0; f < CODEGEN_NFAMILY && !st; f++)
-                for (int side = 0; side < 2 && !st; side++)
-                    st = plan_fill_pull(p, d, (codegen_family_id)f, side,
-                                        b->pull + p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side]
-                                                      .first);
+        if (pull)
+            st = plan_fill_pulls(p, 1, b->pull);
     }
     if (st)
         cpu_sum_batch_free(b);

@@ -6,7 +6,7 @@
  * the inside pass fills pre and post, the outside pass opost and opre; the binary steps run
  * the sum-product kernels (the outside pass the turned ones, codegen_partition_turn) a
  * workspace at a time and add each work item's vector into its cell at the cell's exponent,
- * in plan order (inside) or pull order (outside, plan_fill_pull). Nothing depends on the
+ * in plan order (inside) or pull order (outside, plan_fill_pulls). Nothing depends on the
  * batch, the workspace width or the threads: the same bits for any of them. Needs a grammar
  * maxrule_check_grammar accepts. */
 #ifndef CKY_PARSER_CPU_SUM_H

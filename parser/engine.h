@@ -6,7 +6,7 @@
  * one semiring (max-plus now; sum-product later):
  *   - binary: the binary rules of family f into the cells of span length d: inside, over
  *     the work items of plan segment (d, f), from the children; outside, over the pull
- *     lists of (d, f) (plan_fill_pull), from the parents;
+ *     lists of (d, f) (plan_fill_pulls), from the parents;
  *   - unary: the closed unary step over the cells of span length d;
  * and engine_run_pass runs them in the pass's order, for each span length the binary
  * families then the unary step: upward (d = 1 .. maxn) for inside, downward (d = maxn ..

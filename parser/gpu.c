@@ -183,7 +183,7 @@ static cky_status plan_build(gpu_engine *e, const sentence *s, int n, int sum, p
         len[k] = s[k].n;
     cky_status st = plan_new(len, n, p);
     free(len);
-    if (!st && sum && !(st = plan_add_pull(p)))
+    if (!st && sum && !(st = plan_add_pull(p, e->threads)))
         st = gpu_buffer_need(&e->h_lexexp, (size_t)p->nword * sizeof(int), 1);
     if (st || (st = gpu_dev_reserve(e->dev, p, 1)) ||
         (st = gpu_buffer_need(&e->h_lex, (size_t)p->nword * e->dev->nsub * sizeof(float), 1)))
@@ -250,7 +250,7 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     TRY(cudaMemcpyAsync(d->d_items.p, d->h_items.p, gpu_items_ints(&p) * sizeof(int),
                         cudaMemcpyHostToDevice, d->stream));
     if (!st && sum)
-        st = gpu_sum_pull(e->sum, &p);
+        st = gpu_sum_pull(e->sum, &p, e->threads);
     if (!st)
         st = dec->prepare(dec->ctx, d, &p, s, first);
     TRY(cudaStreamSynchronize(d->stream));

@@ -79,6 +79,14 @@ static void fill_lists(gpu_maxc *m, const plan *p, long *first)
     }
 }
 
+/* Cells of a span of n cells whose binary sums are computed at a time. */
+static int sums_chunk(const gpu_dev *d, int span, int n)
+{
+    size_t per_cell = (size_t)(span - 1) * d->g->nbinary * sizeof(double);
+    size_t chunk = per_cell ? MAXC_SUMS_BYTES / per_cell : (size_t)n;
+    return chunk < 1 ? 1 : chunk > (size_t)n ? n : (int)chunk;
+}
+
 cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
 {
     gpu_dev *d = m->d;
@@ -116,16 +124,24 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
             st = GPU_STATUS(call);                                                         \
     } while (0)
     TRY(cudaMemcpyAsync(dl, m->h_list.p, list_bytes, cudaMemcpyHostToDevice, d->stream));
-    for (int span = 1; span <= p->maxn && !st; span++) {
-        int n = (int)(first[span + 1] - first[span]);
-        /* the binary sums of at most MAXC_SUMS_BYTES at a time, cells of the span in chunks */
+    /* the binary sums of at most MAXC_SUMS_BYTES at a time, a span's cells in chunks; the
+     * buffers made once for the largest chunk (growing them span by span would synchronize
+     * the device each time) */
+    size_t sums_bytes = 0, scratch_bytes = 0;
+    for (int span = 1; span <= p->maxn; span++) {
+        int n = (int)(first[span + 1] - first[span]), chunk = sums_chunk(d, span, n);
         size_t per_cell = (size_t)(span - 1) * d->g->nbinary * sizeof(double);
-        int chunk = per_cell ? (int)(MAXC_SUMS_BYTES / per_cell) : n;
-        chunk = chunk < 1 ? 1 : chunk > n ? n : chunk;
+        sums_bytes = per_cell * chunk > sums_bytes ? per_cell * chunk : sums_bytes;
         size_t scratch = kernels_maxc_scratch(&m->t, chunk, span);
-        if ((scratch && (st = gpu_buffer_need(&m->scratch, scratch, 0))) ||
-            (per_cell && (st = gpu_buffer_need(&m->sums, per_cell * chunk, 0))))
-            break;
+        scratch_bytes = scratch > scratch_bytes ? scratch : scratch_bytes;
+    }
+    if ((scratch_bytes && (st = gpu_buffer_need(&m->scratch, scratch_bytes, 0))) ||
+        (sums_bytes && (st = gpu_buffer_need(&m->sums, sums_bytes, 0)))) {
+        free(first);
+        return st;
+    }
+    for (int span = 1; span <= p->maxn && !st; span++) {
+        int n = (int)(first[span + 1] - first[span]), chunk = sums_chunk(d, span, n);
         for (int at = 0; at < n && !st; at += chunk) {
             const int *cells = dl + 3 * (first[span] + at);
             int count = n - at < chunk ? n - at : chunk;

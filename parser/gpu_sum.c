@@ -138,18 +138,12 @@ cky_status gpu_sum_reserve(gpu_sum *s, const plan *p)
     return CKY_OK;
 }
 
-cky_status gpu_sum_pull(gpu_sum *s, const plan *p)
+cky_status gpu_sum_pull(gpu_sum *s, const plan *p, int threads)
 {
     int *h = s->h_pull.p;
-    for (int d = 1; d < p->maxn; d++)
-        for (int f = 0; f < CODEGEN_NFAMILY; f++)
-            for (int side = 0; side < 2; side++) {
-                cky_status st = plan_fill_pull(
-                    p, d, (codegen_family_id)f, side,
-                    h + p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side].first);
-                if (st)
-                    return st;
-            }
+    cky_status st = plan_fill_pulls(p, threads, h);
+    if (st)
+        return st;
     GPU_CHECK(cudaMemcpyAsync(s->d_pull.p, h, (size_t)p->npull * sizeof(int),
                               cudaMemcpyHostToDevice, s->d->stream));
     return CKY_OK;

@@ -39,8 +39,9 @@ size_t gpu_sum_item_bytes(void);
  * on the device, pull lists on the host. */
 cky_status gpu_sum_reserve(gpu_sum *s, const plan *p);
 
-/* Fill the pull lists of p into the host buffer and enqueue their upload. */
-cky_status gpu_sum_pull(gpu_sum *s, const plan *p);
+/* Fill the pull lists of p into the host buffer (on `threads` host threads) and enqueue
+ * their upload. */
+cky_status gpu_sum_pull(gpu_sum *s, const plan *p, int threads);
 
 /* Enqueue the start of the inside pass: pre all zero, epre 2 CHART_EXP_NONE (raised span by
  * span), the lexical layers of the one-word cells (lex[w * nsub ..], lexexp[w]: word w of the

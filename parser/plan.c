@@ -1,10 +1,12 @@
 /* plan: work items by span length and family (see plan.h). */
 #include "plan.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../chart/chart.h"
+#include "../util/workers.h"
 
 long plan_cell_items(codegen_family_id f, int d)
 {
@@ -145,43 +147,76 @@ static long pull_walk(const plan *p, int d, codegen_family_id f, int side, int *
     return m;
 }
 
-cky_status plan_add_pull(plan *p)
+/* Walking every pull list (d, f, side) of a plan on host threads: counting (item NULL: the
+ * counts into p->pull) or filling (item: each list at its first). */
+typedef struct pull_job {
+    plan *p;
+    int *item;
+    int next; /* the next list, (d * CODEGEN_NFAMILY + f) * 2 + side */
+    int failed;
+    pthread_mutex_t lock;
+} pull_job;
+
+static void *pull_worker(void *arg)
+{
+    pull_job *j = arg;
+    plan *p = j->p;
+    long *off = malloc((size_t)(p->maxn + 1) * 2 * sizeof *off);
+    int last = p->maxn * CODEGEN_NFAMILY * 2;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        int x = j->next++;
+        j->failed |= !off;
+        pthread_mutex_unlock(&j->lock);
+        if (x >= last || !off)
+            break;
+        int d = x / (CODEGEN_NFAMILY * 2), f = x / 2 % CODEGEN_NFAMILY, side = x % 2;
+        plan_segment *sg = &p->pull[x];
+        long m = pull_walk(p, d, (codegen_family_id)f, side, j->item ? j->item + sg->first : NULL,
+                           off, off + p->maxn + 1);
+        if (!j->item)
+            sg->count = m;
+        else
+            CKY_ASSERT(m == sg->count, "pull list (%d, %s, %d): %ld listed, %ld counted", d,
+                       codegen_family_name((codegen_family_id)f), side, m, sg->count);
+    }
+    free(off);
+    return NULL;
+}
+
+static cky_status walk_pulls(plan *p, int threads, int *item)
+{
+    int lists = (p->maxn - 1) * CODEGEN_NFAMILY * 2;
+    if (lists <= 0)
+        return CKY_OK;
+    pull_job j = {p, item, CODEGEN_NFAMILY * 2, 0, PTHREAD_MUTEX_INITIALIZER};
+    workers_run(threads < 1 ? 1 : threads < lists ? threads : lists, pull_worker, &j);
+    return j.failed ? cky_fail(CKY_ERR_NOMEM, "out of memory for the pull lists") : CKY_OK;
+}
+
+cky_status plan_add_pull(plan *p, int threads)
 {
     size_t nseg = (size_t)(p->maxn + 1) * CODEGEN_NFAMILY * 2;
-    long *off = malloc((size_t)(p->maxn + 1) * 2 * sizeof *off);
     free(p->pull);
     p->pull = calloc(nseg, sizeof *p->pull);
-    if (!off || !p->pull) {
-        free(off);
+    if (!p->pull)
         return cky_fail(CKY_ERR_NOMEM, "out of memory for the pull lists of a plan");
-    }
+    cky_status st = walk_pulls(p, threads, NULL);
+    if (st)
+        return st;
     long m = 0;
-    for (int d = 1; d < p->maxn; d++)
-        for (int f = 0; f < CODEGEN_NFAMILY; f++)
-            for (int side = 0; side < 2; side++) {
-                plan_segment *sg = &p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side];
-                sg->first = m;
-                sg->count = pull_walk(p, d, (codegen_family_id)f, side, NULL, off,
-                                      off + p->maxn + 1);
-                m += sg->count;
-            }
+    for (size_t x = 0; x < nseg; x++) {
+        p->pull[x].first = m;
+        m += p->pull[x].count;
+    }
     p->npull = m;
-    free(off);
     CKY_ASSERT(m == 2 * p->nitem, "%ld pull entries for %ld items", m, p->nitem);
     return CKY_OK;
 }
 
-cky_status plan_fill_pull(const plan *p, int d, codegen_family_id f, int side, int *item)
+cky_status plan_fill_pulls(const plan *p, int threads, int *item)
 {
-    long *off = malloc((size_t)(p->maxn + 1) * 2 * sizeof *off);
-    if (!off)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    long m = pull_walk(p, d, f, side, item, off, off + p->maxn + 1);
-    free(off);
-    CKY_ASSERT(m == p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side].count,
-               "pull list (%d, %s, %d): %ld listed, %ld counted", d, codegen_family_name(f),
-               side, m, p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side].count);
-    return CKY_OK;
+    return walk_pulls((plan *)p, threads, item);
 }
 
 long plan_root_cell(const plan *p, int k)

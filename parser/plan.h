@@ -69,12 +69,13 @@ void plan_fill_cells(const plan *p, int d, int *cells);
  * at most one item per (family, side, parent span), and each list's items of a cell are
  * consecutive. Lists are numbered in (d, f, side) order. */
 
-/* Count the pull lists of p (p->npull, p->pull). CKY_ERR_NOMEM. */
-cky_status plan_add_pull(plan *p);
+/* Count the pull lists of p (p->npull, p->pull) on `threads` host threads. CKY_ERR_NOMEM. */
+cky_status plan_add_pull(plan *p, int threads);
 
-/* Fill the pull list (d, f, side) of p (after plan_add_pull): item[0 .. count - 1] = the
- * items' indices in the plan's item numbering. CKY_ERR_NOMEM. */
-cky_status plan_fill_pull(const plan *p, int d, codegen_family_id f, int side, int *item);
+/* Fill every pull list of p (after plan_add_pull) on `threads` host threads: list (d, f,
+ * side) at item[p->pull[(d * CODEGEN_NFAMILY + f) * 2 + side].first ..], the items'
+ * indices in the plan's item numbering. CKY_ERR_NOMEM. */
+cky_status plan_fill_pulls(const plan *p, int threads, int *item);
 
 /* The root cell (0, len[k]) of sentence k in the batch numbering. */
 long plan_root_cell(const plan *p, int k);

@@ -10,7 +10,7 @@
  *     vector brought to E with ldexpf (values > 0 only); the post layer is pre + the unary
  *     closure over pre (sum_rules_row in the `up` table), normalized (sum_rules_normalize);
  *   - outside: a cell's opost has the exponent E = the largest eopre(parent) +
- *     epost(sibling) over the work items that send to it (plan_fill_pull: every parent of
+ *     epost(sibling) over the work items that send to it (plan_fill_pulls: every parent of
  *     a longer span, in pull order), and is the sum of their terms brought to E in pull
  *     order; the root's opost is 1 at ROOT with exponent 0; opre is opost + the closure's
  *     outside terms (the `down` table), normalized.

@@ -111,8 +111,12 @@ Test(plan, pull_lists_list_every_item_once_per_side)
     int n = sizeof len / sizeof *len;
     plan p;
     cr_assert_eq(plan_new(len, n, &p), CKY_OK);
-    cr_assert_eq(plan_add_pull(&p), CKY_OK);
+    cr_assert_eq(plan_add_pull(&p, 3), CKY_OK);
     cr_assert_eq(p.npull, 2 * p.nitem);
+    int *pulls = malloc(p.npull * sizeof *pulls), *pulls1 = malloc(p.npull * sizeof *pulls1);
+    cr_assert_eq(plan_fill_pulls(&p, 3, pulls), CKY_OK);
+    cr_assert_eq(plan_fill_pulls(&p, 1, pulls1), CKY_OK);
+    cr_assert(memcmp(pulls, pulls1, p.npull * sizeof *pulls) == 0, "1 and 3 threads differ");
     int *left = malloc(p.nitem * sizeof *left), *right = malloc(p.nitem * sizeof *right);
     int *parent = malloc(p.nitem * sizeof *parent), *cells = malloc(p.ncell * sizeof *cells);
     int *rank = malloc(p.ncell * sizeof *rank), *item = malloc(p.nitem * sizeof *item);
@@ -137,7 +141,7 @@ Test(plan, pull_lists_list_every_item_once_per_side)
                 plan_segment sg = p.pull[(d * CODEGEN_NFAMILY + f) * 2 + side];
                 cr_assert_eq(sg.first, next);
                 next += sg.count;
-                cr_assert_eq(plan_fill_pull(&p, d, (codegen_family_id)f, side, item), CKY_OK);
+                memcpy(item, pulls + sg.first, sg.count * sizeof *item);
                 int last_cell = -1, last_rank = -1, last_span = 0;
                 for (long t = 0; t < sg.count; t++) {
                     int it = item[t];
