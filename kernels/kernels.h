@@ -111,9 +111,10 @@ cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
 /* The sums S of every binary rule with terms at every split of each listed cell (cells[3 m
  * ..]: the sentence's first cell c0, its words n, the start i; the cell is (i, i + span)),
  * span >= 2: rule b at split k of cell m into sums[((m (span - 1)) + k - i - 1) nbin + b]
- * (the other rules' places are left as they are). */
+ * (the other rules' places are left as they are). scratch: as for kernels_maxc_span. */
 cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y, const int *cells,
-                              int ncell, int span, double *sums, cudaStream_t stream);
+                              int ncell, int span, double *scratch, double *sums,
+                              cudaStream_t stream);
 
 /* Span `span` of max-c over the listed cells (as for kernels_maxc_sums, whose sums it reads;
  * NULL for span 1): every symbol's maxc_cell_binary, then every symbol's maxc_cell_unary.
@@ -123,7 +124,8 @@ cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y, const 
                               int ncell, int span, double *scratch, const double *sums,
                               cudaStream_t stream);
 
-/* Bytes of scratch kernels_maxc_span needs for ncell cells of span `span` (0: none). */
+/* Bytes of scratch kernels_maxc_sums and kernels_maxc_span need for ncell cells of span
+ * `span` (0: none). */
 size_t kernels_maxc_scratch(const maxc_tables *t, int ncell, int span);
 
 /* For each sentence k (sent[2 k ..]: c0, n): maxc_extract into nodes + node0[k] (its stack

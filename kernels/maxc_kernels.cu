@@ -1,8 +1,8 @@
 /* maxc_kernels: the max-c scores and max-rule trees of the GPU engine (see kernels.h), with
  * the arithmetic of parser/maxc_rules.h, the same bits as the cpu engine's.
- *   - maxc_sums: one thread block per work item (a cell and a split), which copies the
- *     parent's outside layer and the two children's inside layers into shared memory; its
- *     warps take the binary rules in turn, each rule's sum S split over the warp's lanes;
+ *   - maxc_sums: one thread block per cell, which first takes every binary rule row's V
+ *     over the cell's outside layer into shared memory (global scratch when it does not
+ *     fit), then one thread per split and rule sums the rule's rows;
  *   - maxc_span: one thread block per cell: the children's max-c scores copied into shared
  *     memory (global scratch when they do not fit) and the closed unaries' sums S; then a
  *     warp per symbol takes the best binary candidate (its lanes over the symbol's rules,
@@ -11,38 +11,39 @@
 
 #include "kernels.h"
 
-#define MAXC_BLOCK 128                  /* threads of maxc_span: 4 warps */
+#define MAXC_BLOCK 512                  /* threads of maxc_span: 16 warps */
 #define MAXC_SUMS_BLOCK 256             /* threads of maxc_sums: 8 warps */
 #define MAXC_SHARED_MAX (160 * 1024)    /* the most shared memory a block asks for */
 
 static __global__ void __launch_bounds__(MAXC_SUMS_BLOCK)
 maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span,
-          double *__restrict__ sums)
+          double *scratch, double *__restrict__ sums)
 {
-    extern __shared__ float shared_layers[];
-    int m = blockIdx.x / (span - 1), kk = blockIdx.x % (span - 1);
-    const int *c = cells + 3 * m;
-    int n = c[1], i = c[2], j = c[2] + span, k = i + 1 + kk;
-    size_t cell[3] = {(size_t)c[0] + chart_cell(n, i, j), (size_t)c[0] + chart_cell(n, i, k),
-                      (size_t)c[0] + chart_cell(n, k, j)};
-    /* the three layers, as a one-cell chart: opre of cell 0, post of cells 1 and 2 */
-    float *po = shared_layers, *pl = po + y.nsub, *pr = pl + y.nsub;
-    for (int x = threadIdx.x; x < y.nsub; x += blockDim.x) {
-        po[x] = y.opre[cell[0] * y.nsub + x];
-        pl[x] = y.post[cell[1] * y.nsub + x];
-        pr[x] = y.post[cell[2] * y.nsub + x];
+    extern __shared__ double shared_v[];
+    const int *c = cells + 3 * blockIdx.x;
+    long c0 = c[0];
+    int n = c[1], i = c[2], j = c[2] + span;
+    double *v = scratch ? scratch + (size_t)blockIdx.x * t.nrow : shared_v;
+    size_t cell = (size_t)c0 + chart_cell(n, i, j);
+    /* every row's V over the cell's outside layer */
+    for (int x = threadIdx.x; x < t.nrow; x += blockDim.x) {
+        int b = t.row_rule[x], P = t.bin[b].parent;
+        if (t.phrasal[P])
+            v[x] = maxc_row_weight(&t, b, x - t.bin[b].row0, t.nsub[P],
+                                   y.opre + cell * y.nsub + t.sub_offset[P]);
     }
     __syncthreads();
-    int warp = threadIdx.x / MAXC_LANES, warps = blockDim.x / MAXC_LANES;
-    double *out = sums + (size_t)blockIdx.x * t.nbin;
-    for (int b = warp; b < t.nbin; b += warps) {
+    /* every (split, rule) with terms: a thread each */
+    double *out = sums + (size_t)blockIdx.x * (span - 1) * t.nbin;
+    for (long x = threadIdx.x; x < (long)(span - 1) * t.nbin; x += blockDim.x) {
+        int k = i + 1 + (int)(x / t.nbin), b = (int)(x % t.nbin);
         if (!maxc_binary_at(&t, b, i, k, j))
             continue;
         const maxc_binary *r = &t.bin[b];
-        double s = maxc_binary_sum(&t, b, t.nsub[r->parent], po + t.sub_offset[r->parent],
-                                   pl + t.sub_offset[r->left], pr + t.sub_offset[r->right]);
-        if (threadIdx.x % MAXC_LANES == 0)
-            out[b] = s;
+        size_t cl = (size_t)c0 + chart_cell(n, i, k), cr = (size_t)c0 + chart_cell(n, k, j);
+        out[x] = maxc_binary_rows(&t, b, v + r->row0, NULL,
+                                  y.post + cl * y.nsub + t.sub_offset[r->left],
+                                  y.post + cr * y.nsub + t.sub_offset[r->right]);
     }
 }
 
@@ -60,7 +61,7 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
     }
 }
 
-static __global__ void __launch_bounds__(MAXC_BLOCK)
+static __global__ void __launch_bounds__(MAXC_BLOCK, 2)
 maxc_span(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span,
           double *scratch, const double *__restrict__ sums)
 {
@@ -170,9 +171,13 @@ static int kids_shared(const maxc_tables *t, int span)
     return kids_bytes(t, span) + t->nun * sizeof(double) <= MAXC_SHARED_MAX;
 }
 
+static int v_shared(const maxc_tables *t) { return t->nrow * sizeof(double) <= MAXC_SHARED_MAX; }
+
 extern "C" size_t kernels_maxc_scratch(const maxc_tables *t, int ncell, int span)
 {
-    return kids_shared(t, span) ? 0 : kids_bytes(t, span) * ncell;
+    size_t kids = kids_shared(t, span) ? 0 : kids_bytes(t, span) * ncell;
+    size_t v = v_shared(t) || span < 2 ? 0 : (size_t)t->nrow * sizeof(double) * ncell;
+    return kids > v ? kids : v;
 }
 
 extern "C" cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y,
@@ -194,19 +199,20 @@ extern "C" cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers
 }
 
 extern "C" cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y,
-                                         const int *cells, int ncell, int span, double *sums,
-                                         cudaStream_t stream)
+                                         const int *cells, int ncell, int span, double *scratch,
+                                         double *sums, cudaStream_t stream)
 {
     if (ncell <= 0 || span < 2)
         return cudaSuccess;
     cudaError_t e = allow_shared();
     if (e != cudaSuccess)
         return e;
-    size_t bytes = 3 * (size_t)y->nsub * sizeof(float);
-    if (bytes > MAXC_SHARED_MAX)
-        return cudaErrorInvalidValue;
-    maxc_sums<<<(unsigned)ncell * (span - 1), MAXC_SUMS_BLOCK, bytes, stream>>>(*t, *y, cells,
-                                                                                span, sums);
+    size_t bytes = 0;
+    if (v_shared(t)) {
+        bytes = (size_t)t->nrow * sizeof(double);
+        scratch = NULL;
+    }
+    maxc_sums<<<ncell, MAXC_SUMS_BLOCK, bytes, stream>>>(*t, *y, cells, span, scratch, sums);
     return cudaGetLastError();
 }
 

@@ -145,7 +145,8 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
         for (int at = 0; at < n && !st; at += chunk) {
             const int *cells = dl + 3 * (first[span] + at);
             int count = n - at < chunk ? n - at : chunk;
-            TRY(kernels_maxc_sums(&m->t, &y, cells, count, span, m->sums.p, d->stream));
+            TRY(kernels_maxc_sums(&m->t, &y, cells, count, span, m->scratch.p, m->sums.p,
+                                  d->stream));
             TRY(kernels_maxc_span(&m->t, &y, cells, count, span, m->scratch.p,
                                   span > 1 ? m->sums.p : NULL, d->stream));
         }

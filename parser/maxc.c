@@ -7,7 +7,8 @@
 
 /* The block's layout: each array at an offset aligned to 16 bytes. */
 typedef struct layout {
-    size_t sub_offset, nsub, phrasal, bin_first, bin, row_l, row_r, bw, un_first, un, uw, path;
+    size_t sub_offset, nsub, phrasal, bin_first, bin, row_l, row_r, row_rule, bw, un_first, un,
+        uw, path;
 } layout;
 
 static size_t take(size_t *at, size_t bytes)
@@ -17,12 +18,13 @@ static size_t take(size_t *at, size_t bytes)
     return here;
 }
 
-static maxc_tables tables_at(const grammar *g, const layout *l, const char *base)
+static maxc_tables tables_at(const grammar *g, const layout *l, const char *base, int nrow)
 {
     return (maxc_tables){
         .nsym = g->nsym,
         .nbin = g->nbinary,
         .nun = g->sum->n,
+        .nrow = nrow,
         .sub_offset = (const int *)(base + l->sub_offset),
         .nsub = (const int *)(base + l->nsub),
         .phrasal = (const unsigned char *)(base + l->phrasal),
@@ -30,6 +32,7 @@ static maxc_tables tables_at(const grammar *g, const layout *l, const char *base
         .bin = (const maxc_binary *)(base + l->bin),
         .row_l = (const int *)(base + l->row_l),
         .row_r = (const int *)(base + l->row_r),
+        .row_rule = (const int *)(base + l->row_rule),
         .bw = (const float *)(base + l->bw),
         .un_first = (const int *)(base + l->un_first),
         .un = (const maxc_unary *)(base + l->un),
@@ -66,6 +69,7 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     l->bin = take(&at, (size_t)g->nbinary * sizeof(maxc_binary));
     l->row_l = take(&at, rows * sizeof(int));
     l->row_r = take(&at, rows * sizeof(int));
+    l->row_rule = take(&at, rows * sizeof(int));
     l->bw = take(&at, bw * sizeof(float));
     l->un_first = take(&at, (ns + 1) * sizeof(int));
     l->un = take(&at, (size_t)s->n * sizeof(maxc_unary));
@@ -85,6 +89,7 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     memcpy(block + l->path, s->path, ns * ns * sizeof(int));
     maxc_binary *bin = (maxc_binary *)(block + l->bin);
     int *rl = (int *)(block + l->row_l), *rr = (int *)(block + l->row_r);
+    int *rb = (int *)(block + l->row_rule);
     float *w = (float *)(block + l->bw);
     size_t row = 0, x = 0;
     for (int b = 0; b < g->nbinary; b++) {
@@ -93,8 +98,11 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
         bin[b] = (maxc_binary){r->parent, r->left, r->right, r->nrow, (int)row, (int)x};
         memcpy(rl + row, r->row_l, (size_t)r->nrow * sizeof(int));
         memcpy(rr + row, r->row_r, (size_t)r->nrow * sizeof(int));
-        for (size_t e = 0; e < (size_t)r->nrow * np; e++)
-            w[x + e] = (float)r->prob[e];
+        for (int q = 0; q < r->nrow; q++)
+            rb[row + q] = b;
+        for (size_t row2 = 0; row2 < (size_t)r->nrow; row2++) /* parent-major */
+            for (size_t p = 0; p < np; p++)
+                w[x + p * r->nrow + row2] = (float)r->prob[row2 * np + p];
         row += (size_t)r->nrow;
         x += (size_t)r->nrow * np;
     }
@@ -111,7 +119,7 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     }
     h->block = block;
     h->bytes = at;
-    h->t = tables_at(g, l, block);
+    h->t = tables_at(g, l, block, (int)rows);
     *out = h;
     return CKY_OK;
 }
@@ -136,6 +144,7 @@ maxc_tables maxc_tables_at(const maxc_host *h, const void *base)
     MOVE(bin);
     MOVE(row_l);
     MOVE(row_r);
+    MOVE(row_rule);
     MOVE(bw);
     MOVE(un_first);
     MOVE(un);

@@ -12,10 +12,8 @@
  * posterior of an anchored rule is S x 2^E / x0, where S is the double sum of the float
  * products of the rule's entries (outside(parent) x w x inside(children)), E the sum of the
  * exponents of the cells read less the root's, x0 the root's ROOT value; its log is
- * (maxc_log(S) + E ln 2) - maxc_log(x0). Each sum S is split over MAXC_LANES lanes (lane l
- * takes the rule's entries l, l + MAXC_LANES, ..., each term one fma) and the lanes' sums
- * are added in a fixed butterfly: a GPU warp does it with shuffles, the cpu engine lane by
- * lane, with the same bits. Then, as the jar, span by span:
+ * (maxc_log(S) + E ln 2) - maxc_log(x0). Each sum is taken in a fixed order of explicit
+ * fma (below), the same on the GPU and on the cpu engine. Then, as the jar, span by span:
  *   - lexical: score(tag over word i) = log posterior of the tag's lexical items;
  *   - binary, parent P over (i, j): each candidate (rule, split) scores its children's
  *     scores plus its log posterior; the best candidate (below) is P's score before the
@@ -40,8 +38,9 @@
 #define MAXC_NEG_INF (-__builtin_huge_val())
 
 /* One binary rule P -> L R of the grammar (grammar.binary order): nrow rows (l, r) at
- * row_l/row_r[row0 ..] (substates of L and R), each with nsub[P] weights at w[w0 + row *
- * nsub[P] ..] (the linear probability rounded to float). */
+ * row_l/row_r[row0 ..] (substates of L and R); the weight of parent substate p and row r
+ * at bw[w0 + p * nrow + r] (the linear probability rounded to float; parent-major, so that
+ * threads taking consecutive rows read consecutive weights). */
 typedef struct maxc_binary {
     int parent, left, right, nrow, row0, w0;
 } maxc_binary;
@@ -54,12 +53,12 @@ typedef struct maxc_unary {
 
 /* The grammar's tables, every pointer in one memory space (host or device). */
 typedef struct maxc_tables {
-    int nsym, nbin, nun;                 /* symbols, binary rules, closed unaries */
+    int nsym, nbin, nun, nrow;           /* symbols, binary rules, closed unaries, rows */
     const int *sub_offset, *nsub;        /* [nsym] */
     const unsigned char *phrasal;        /* [nsym] */
     const int *bin_first;                /* [nsym + 1]: the binary rules of parent P */
     const maxc_binary *bin;
-    const int *row_l, *row_r;
+    const int *row_l, *row_r, *row_rule; /* [nrow]: a row's substates of L and R; its rule */
     const float *bw;
     const int *un_first;                 /* [nsym + 1]: the closed unaries of parent P */
     const maxc_unary *un;
@@ -114,33 +113,48 @@ static inline CHART_HD double maxc_logpost(double sum, int e, double logx0)
     return fma((double)e, 0.69314718055994530942, maxc_log(sum)) - logx0;
 }
 
-/* A rule's entries (row, p), row-major, are dealt to the lanes in turn: lane l takes entries
- * l, l + MAXC_LANES, ... (consecutive weights in consecutive lanes), each term one fma:
- * acc = fma(w x outside(p), the row's child product, acc), both factors exact in double. */
+/* A binary rule's sum S is taken in two steps: for each row (l, r), V = the sum over the
+ * parent's substates p of w(p, l, r) x outside(p), in order, each term one fma (V depends
+ * on the parent cell only, not on the split); then S = the sum over the rows in order of
+ * V x inside(l) x inside(r), each term one fma (rows with a zero child skipped: their
+ * terms are 0). */
 
-/* Lane l's part of binary rule b's sum (np parent substates). */
-static inline CHART_HD double maxc_binary_lane(const maxc_tables *t, int b, int np,
+/* V of row r of binary rule b (np parent substates, outside values po). */
+static inline CHART_HD double maxc_row_weight(const maxc_tables *t, int b, int r, int np,
+                                              const float *po)
+{
+    const float *w = t->bw + t->bin[b].w0 + r;
+    size_t stride = (size_t)t->bin[b].nrow;
+    double v = 0;
+    for (int p = 0; p < np; p++)
+        v = fma((double)w[p * stride], (double)po[p], v);
+    return v;
+}
+
+/* S of binary rule b: its rows' V at v[0 .. nrow) (NULL: computed here from po), the
+ * children lin and rin. */
+static inline CHART_HD double maxc_binary_rows(const maxc_tables *t, int b, const double *v,
                                                const float *po, const float *lin,
-                                               const float *rin, int lane)
+                                               const float *rin)
 {
     const maxc_binary *r = &t->bin[b];
     const int *rl = t->row_l + r->row0, *rr = t->row_r + r->row0;
-    const float *w = t->bw + r->w0;
-    int total = r->nrow * np, q = MAXC_LANES / np, m = MAXC_LANES % np;
-    int row = lane / np, p = lane % np;
+    int np = t->nsub[r->parent];
     double acc = 0;
-    for (int e = lane; e < total; e += MAXC_LANES) {
-        double lr = (double)lin[rl[row]] * (double)rin[rr[row]];
-        acc = fma((double)w[e] * (double)po[p], lr, acc);
-        row += q;
-        p += m;
-        if (p >= np) {
-            p -= np;
-            row++;
-        }
+    for (int row = 0; row < r->nrow; row++) {
+        float l = lin[rl[row]], x = rin[rr[row]];
+        if (l == 0 || x == 0)
+            continue;
+        acc = fma(v ? v[row] : maxc_row_weight(t, b, row, np, po), (double)l * (double)x, acc);
     }
     return acc;
 }
+
+/* The closed unaries' sums S are split over MAXC_LANES lanes: their entries (child
+ * substate c, parent substate p), row-major, dealt to the lanes in turn (lane l takes
+ * entries l, l + MAXC_LANES, ...), each term one fma: acc = fma(w x outside(p),
+ * inside(c), acc), both factors exact in double; the lanes' sums then added in a fixed
+ * butterfly. */
 
 /* Lane l's part of closed unary u's sum (rows: the nc child substates; np parents). */
 static inline CHART_HD double maxc_unary_lane(const maxc_tables *t, int u, int np, int nc,
@@ -185,22 +199,6 @@ static inline double maxc_lanes_add(double *v)
     return v[0];
 }
 #endif
-
-/* The sum S of binary rule b: parent values po (np substates), children lin and rin (every
- * lane of a warp on the device). */
-static inline CHART_HD double maxc_binary_sum(const maxc_tables *t, int b, int np,
-                                              const float *po, const float *lin,
-                                              const float *rin)
-{
-#ifdef __CUDA_ARCH__
-    return maxc_lanes_add(maxc_binary_lane(t, b, np, po, lin, rin, MAXC_LANE));
-#else
-    double v[MAXC_LANES];
-    for (int l = 0; l < MAXC_LANES; l++)
-        v[l] = maxc_binary_lane(t, b, np, po, lin, rin, l);
-    return maxc_lanes_add(v);
-#endif
-}
 
 /* The sum S of closed unary u: parent values po (np), child values cin (nc). */
 static inline CHART_HD double maxc_unary_sum(const maxc_tables *t, int u, int np, int nc,
@@ -288,10 +286,9 @@ static inline CHART_HD double maxc_binary_item(const maxc_tables *t, const maxc_
     const maxc_binary *r = &t->bin[b];
     size_t cell = (size_t)c0 + chart_cell(n, i, j), cl = (size_t)c0 + chart_cell(n, i, k),
            cr = (size_t)c0 + chart_cell(n, k, j);
-    return maxc_binary_sum(t, b, t->nsub[r->parent],
-                           y->opre + cell * y->nsub + t->sub_offset[r->parent],
-                           y->post + cl * y->nsub + t->sub_offset[r->left],
-                           y->post + cr * y->nsub + t->sub_offset[r->right]);
+    return maxc_binary_rows(t, b, NULL, y->opre + cell * y->nsub + t->sub_offset[r->parent],
+                            y->post + cl * y->nsub + t->sub_offset[r->left],
+                            y->post + cr * y->nsub + t->sub_offset[r->right]);
 }
 
 /* The sum S of closed unary u over cell (i, j). */
