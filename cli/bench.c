@@ -10,13 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../codegen/codegen.h"
-#include "../kernels/peak.h"
-#include "../parser/gpu.h"
-#include "../parser/parser.h"
 #include "../util/clock.h"
 #include "../util/io.h"
-#include "bench_pass.h"
+#include "bench.h"
 #include "cli.h"
 #include "guard.h"
 #include "multi.h"
@@ -64,25 +60,11 @@ static const char usage_text[] =
     "      --bucket-width W    lengths per bucket (default 10; 0: no buckets)\n"
     "  -h, --help              this help\n";
 
-/* A decoder as bench runs it: the semiring of its passes picks the peak it is held to. */
-typedef struct bench_decoder {
-    const char *name; /* as --decoder takes it */
-    parser_decoder id;
-    codegen_semiring semiring;
-    int npass; /* its passes: inside (1), inside and outside (2) */
-} bench_decoder;
-
 static const bench_decoder decoders[] = {
     {"viterbi", PARSER_DECODER_VITERBI, CODEGEN_SEMIRING_MAX_PLUS, 1},
     {"maxrule", PARSER_DECODER_MAXRULE, CODEGEN_SEMIRING_SUM_PRODUCT, 2},
 };
 #define NDECODER ((int)(sizeof decoders / sizeof *decoders))
-
-/* The peak kernel of a semiring's rule evaluation. */
-static kpeak_kind semiring_peak(codegen_semiring sr)
-{
-    return sr == CODEGEN_SEMIRING_SUM_PRODUCT ? KPEAK_SUM_PRODUCT : KPEAK_ADD_MAX;
-}
 
 /* The sentences of 1..maxlen words of a file. */
 static int read_sentences(const char *path, int maxlen, sentence **out, int *n, long *words)
@@ -182,20 +164,12 @@ static double pass(parser *p, const sentence *s, int n, parse_result *r)
     return t;
 }
 
-/* The speed of the sentences of lengths lo..hi, parsed as a batch of their own. */
-typedef struct bucket {
-    int lo, hi, sentences;
-    long words;
-    double seconds;           /* best of the timed passes */
-    double stage[GPU_NSTAGE]; /* one profiled pass (gpu engine) */
-} bucket;
-
 /* Measure every non-empty bucket of `width` lengths up to maxlen into out (room for
  * ceil(maxlen / width)): best of `repeat` passes without profiling, then on the gpu engine
  * one profiled pass for the stage times (leaving profiling on). Returns the number of
  * buckets, or -1. */
 static int measure_buckets(parser *p, const sentence *s, int n, parse_result *r, int maxlen,
-                           int width, int repeat, int gpu, bucket *out)
+                           int width, int repeat, int gpu, bench_bucket *out)
 {
     sentence *sub = malloc((size_t)n * sizeof *sub); /* shallow copies: s owns the words */
     if (!sub) {
@@ -204,7 +178,7 @@ static int measure_buckets(parser *p, const sentence *s, int n, parse_result *r,
     }
     int nb = 0;
     for (int lo = 1; lo <= maxlen; lo += width) {
-        bucket *b = &out[nb];
+        bench_bucket *b = &out[nb];
         memset(b, 0, sizeof *b);
         b->lo = lo;
         b->hi = lo + width - 1 < maxlen ? lo + width - 1 : maxlen;
@@ -242,20 +216,13 @@ static int measure_buckets(parser *p, const sentence *s, int n, parse_result *r,
     return nb;
 }
 
-/* The end-to-end figure: the sentences through cky parse's own code (cli_parse_timed). */
-typedef struct end_to_end {
-    double total;   /* seconds, start-up included */
-    double startup; /* seconds of start-up */
-    double idle;    /* seconds the engine waited for the reader */
-} end_to_end;
-
 /* Write the n sentences of s into a temporary file, one per line, and run `cky parse` on it
  * in this process with the bench's engine options and decoder (`devices`: the --devices
  * argument or NULL), the trees going to another temporary file; both are removed. Returns 0
  * or 1 after an error on stderr. */
 static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxlen,
                           const parser_options *popt, const char *decoder, const char *devices,
-                          end_to_end *out)
+                          bench_e2e *out)
 {
     const char *tmp = getenv("TMPDIR");
     char dir[4096], in[4200], outp[4200], num[4][32];
@@ -308,69 +275,27 @@ static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxle
     return rc;
 }
 
-/* One pass of the engine in one semiring, from the profiled pass. */
-typedef struct pass_fig {
-    int pass, semiring;
-    double evals, seconds; /* rule evaluations, device seconds of its rule kernels */
-} pass_fig;
-
-/* How a row's per-pass figures were found. */
-typedef enum pass_source {
-    PASS_NONE,    /* not known: the engine keeps no per-pass figures and the decoder has
-                     several passes */
-    PASS_ENGINE,  /* the engine's per-pass statistics */
-    PASS_TOTALS   /* the engine's totals, the decoder having one pass */
-} pass_source;
-
-/* One row: a decoder on the engine. */
-typedef struct row {
-    const bench_decoder *dec;
-    int supported;
-    char *reason;               /* why not (malloc'ed), when not supported */
-    double setup, warm, best;   /* seconds */
-    /* gpu engine */
-    double profiled;            /* the profiled pass's wall seconds */
-    double evals;               /* rule evaluations per timed pass */
-    double stage[GPU_NSTAGE];   /* of the profiled pass */
-    double xx_evals;            /* the XX kernels' rule evaluations in the profiled pass */
-    pass_source source;
-    int npass;
-    pass_fig pass[BENCH_NPASS * BENCH_NSEMIRING];
-    bucket *buckets;
-    int nbuckets;
-    end_to_end e2e;             /* the same sentences through cky parse */
-} row;
-
-typedef struct bench_run {
-    const sentence *s;
-    int n;
-    long words;
-    int maxlen, repeat, json, width, gpu;
-    double peak[KPEAK_NKIND]; /* rule evaluations/s of all devices (gpu engine) */
-    int peaks_measured;
-} bench_run;
-
 /* Fill the per-pass figures of row w from the statistics after the timed passes (a) and
  * after the profiled pass (b). */
-static void row_passes(row *w, const sums *a, const sums *b)
+static void row_passes(bench_row *w, const sums *a, const sums *b)
 {
     w->npass = 0;
-    w->source = PASS_NONE;
+    w->source = BENCH_PASS_NONE;
     if (b->pass_known) {
-        w->source = PASS_ENGINE;
+        w->source = BENCH_PASS_ENGINE;
         for (int ps = 0; ps < BENCH_NPASS; ps++)
             for (int sr = 0; sr < BENCH_NSEMIRING; sr++) {
                 double ev = b->pass.evaluations[ps][sr] - a->pass.evaluations[ps][sr];
                 if (ev > 0)
-                    w->pass[w->npass++] = (pass_fig){
+                    w->pass[w->npass++] = (bench_pass_fig){
                         ps, sr, ev, b->pass.seconds[ps][sr] - a->pass.seconds[ps][sr]};
             }
     } else if (w->dec->npass == 1) {
-        w->source = PASS_TOTALS;
+        w->source = BENCH_PASS_TOTALS;
         double sec = 0;
         for (int f = 0; f < CODEGEN_NFAMILY; f++)
             sec += w->stage[GPU_STAGE_XX + f];
-        w->pass[w->npass++] = (pass_fig){ENGINE_PASS_INSIDE, (int)w->dec->semiring,
+        w->pass[w->npass++] = (bench_pass_fig){ENGINE_PASS_INSIDE, (int)w->dec->semiring,
                                          b->g.rule_evaluations - a->g.rule_evaluations, sec};
     }
 }
@@ -378,7 +303,7 @@ static void row_passes(row *w, const sums *a, const sums *b)
 /* Measure row w on parser p (its decoder's): warm-up, timed passes, the profiled pass and
  * the buckets, and the peaks once (while a gpu parser holds its device). Returns 0 or the
  * exit status after an error. */
-static int measure_row(bench_run *b, parser *p, row *w)
+static int measure_row(bench_run *b, parser *p, bench_row *w)
 {
     parse_result *r = calloc((size_t)b->n, sizeof *r);
     if (!r)
@@ -431,203 +356,6 @@ static int measure_row(bench_run *b, parser *p, row *w)
 done:
     free(r);
     return rc;
-}
-
-/* `s` as a JSON string. */
-static void print_json_string(const char *s)
-{
-    putchar('"');
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            printf("\\%c", *c);
-        else if (*c < 0x20)
-            printf("\\u%04x", *c);
-        else
-            putchar(*c);
-    }
-    putchar('"');
-}
-
-/* The stage times as the members of a JSON object: {"lexicon": 0.0012, ...}; {} for the
- * cpu engine. */
-static void print_stages_json(const double *stage, int gpu)
-{
-    printf("{");
-    for (int k = 0; gpu && k < GPU_NSTAGE; k++)
-        printf("%s\"%s\": %.6f", k ? ", " : "", gpu_stage_name((gpu_stage)k), stage[k]);
-    printf("}");
-}
-
-/* The "buckets" member of the JSON output. */
-static void print_buckets_json(const bucket *b, int nb, int width, int gpu)
-{
-    printf(", \"bucket_width\": %d, \"buckets\": [", width);
-    for (int k = 0; k < nb; k++) {
-        printf("%s{\"min_length\": %d, \"max_length\": %d, \"sentences\": %d, "
-               "\"words\": %ld, \"seconds\": %.6f, \"sentences_per_second\": %.1f, "
-               "\"words_per_second\": %.1f, \"stage_seconds\": ",
-               k ? ", " : "", b[k].lo, b[k].hi, b[k].sentences, b[k].words, b[k].seconds,
-               b[k].seconds > 0 ? b[k].sentences / b[k].seconds : 0.0,
-               b[k].seconds > 0 ? b[k].words / b[k].seconds : 0.0);
-        print_stages_json(b[k].stage, gpu);
-        printf("}");
-    }
-    printf("]");
-}
-
-/* The rate of x per y seconds (0 without time). */
-static double rate(double x, double y)
-{
-    return y > 0 ? x / y : 0;
-}
-
-/* The members of a supported row (after an opening "{" or ", "), without braces. */
-static void print_row_members_json(const bench_run *b, const row *w)
-{
-    printf("\"setup_seconds\": %.3f, \"warmup_seconds\": %.4f, \"seconds\": %.4f, "
-           "\"sentences_per_second\": %.1f, \"words_per_second\": %.1f",
-           w->setup, w->warm, w->best, b->n / w->best, b->words / w->best);
-    if (b->gpu) {
-        double peak = b->peak[semiring_peak(w->dec->semiring)];
-        double xx = rate(w->xx_evals, w->stage[GPU_STAGE_XX]);
-        printf(", \"rule_evaluations\": %.6g, \"rule_evaluations_per_second\": %.6g, "
-               "\"peak_per_second\": %.6g, \"fraction_of_peak\": %.4f, \"passes_from\": \"%s\", "
-               "\"passes\": [",
-               w->evals, w->evals / w->best, peak, rate(w->evals / w->best, peak),
-               w->source == PASS_ENGINE ? "engine" : w->source == PASS_TOTALS ? "totals"
-                                                                              : "none");
-        for (int k = 0; k < w->npass; k++) {
-            const pass_fig *f = &w->pass[k];
-            double pk = b->peak[semiring_peak((codegen_semiring)f->semiring)];
-            double rt = rate(f->evals, f->seconds);
-            printf("%s{\"pass\": \"%s\", \"semiring\": \"%s\", \"rule_evaluations\": %.6g, "
-                   "\"seconds\": %.6f, \"rule_evaluations_per_second\": %.6g, "
-                   "\"peak\": \"%s\", \"peak_per_second\": %.6g, \"fraction_of_peak\": %.4f}",
-                   k ? ", " : "", bench_pass_name(f->pass), bench_semiring_name(f->semiring),
-                   f->evals, f->seconds, rt,
-                   kpeak_kind_name(semiring_peak((codegen_semiring)f->semiring)), pk,
-                   rate(rt, pk));
-        }
-        /* the XX kernels against the peak of the decoder's semiring */
-        printf("], \"xx_rule_evaluations_per_second\": %.6g, \"xx_fraction_of_peak\": %.4f, "
-               "\"stage_seconds\": ",
-               xx, rate(xx, peak));
-        print_stages_json(w->stage, 1);
-        printf(", \"profiled_pass_seconds\": %.4f", w->profiled);
-    }
-    const end_to_end *e = &w->e2e;
-    double kernel = b->n / w->best, run = e->total - e->startup;
-    printf(", \"end_to_end\": {\"seconds\": %.4f, \"startup_seconds\": %.4f, "
-           "\"seconds_without_startup\": %.4f, \"sentences_per_second\": %.1f, "
-           "\"sentences_per_second_without_startup\": %.1f, \"fraction_of_kernel_pass\": "
-           "%.4f, \"fraction_of_kernel_pass_without_startup\": %.4f, "
-           "\"engine_idle_seconds\": %.4f}",
-           e->total, e->startup, run, rate(b->n, e->total), rate(b->n, run),
-           rate(rate(b->n, e->total), kernel), rate(rate(b->n, run), kernel), e->idle);
-    print_buckets_json(w->buckets, w->nbuckets, b->width, b->gpu);
-}
-
-static void print_json(const bench_run *b, const char *gpath, const char *input,
-                       const char *engine, const char *device, int workspace, int threads,
-                       double grammar_seconds, const row *rows, int nrow)
-{
-    printf("{\"grammar\": ");
-    print_json_string(gpath);
-    printf(", \"input\": ");
-    print_json_string(input);
-    printf(", \"engine\": \"%s\", \"device\": ", engine);
-    print_json_string(device);
-    printf(", \"sentences\": %d, \"words\": %ld, \"max_length\": %d, \"repeat\": %d, "
-           "\"grammar_seconds\": %.3f",
-           b->n, b->words, b->maxlen, b->repeat, grammar_seconds);
-    if (b->gpu)
-        printf(", \"workspace\": %d, \"peak_add_max_per_second\": %.6g, "
-               "\"peak_sum_product_per_second\": %.6g",
-               workspace, b->peak[KPEAK_ADD_MAX], b->peak[KPEAK_SUM_PRODUCT]);
-    else
-        printf(", \"threads\": %d", threads);
-    for (int k = 0; k < nrow; k++) /* the first row that ran, as before there were rows */
-        if (rows[k].supported) {
-            printf(", \"decoder\": \"%s\", ", rows[k].dec->name);
-            print_row_members_json(b, &rows[k]);
-            break;
-        }
-    printf(", \"decoders\": [");
-    for (int k = 0; k < nrow; k++) {
-        printf("%s{\"decoder\": \"%s\", \"supported\": %s", k ? ", " : "", rows[k].dec->name,
-               rows[k].supported ? "true" : "false");
-        if (rows[k].supported) {
-            printf(", ");
-            print_row_members_json(b, &rows[k]);
-        } else {
-            printf(", \"reason\": ");
-            print_json_string(rows[k].reason ? rows[k].reason : "");
-        }
-        printf("}");
-    }
-    printf("]}\n");
-}
-
-/* The text rows (after the header). */
-static void print_row_text(const bench_run *b, const row *w)
-{
-    if (!w->supported) {
-        printf("%-12s unsupported: %s\n", w->dec->name, w->reason ? w->reason : "");
-        return;
-    }
-    printf("%-12s setup %.2f s, warm-up %.3f s, best of %d %.3f s: %.1f sentences/s, "
-           "%.0f words/s\n",
-           w->dec->name, w->setup, w->warm, b->repeat, w->best, b->n / w->best,
-           b->words / w->best);
-    const end_to_end *e = &w->e2e;
-    double kernel = b->n / w->best, run = e->total - e->startup;
-    printf("  cky parse    %.3f s with start-up (%.2f s): %.1f sentences/s = %.1f%% of the pass; "
-           "%.3f s without: %.1f sentences/s = %.1f%% (engine idle %.3f s)\n",
-           e->total, e->startup, rate(b->n, e->total), 100 * rate(rate(b->n, e->total), kernel),
-           run, rate(b->n, run), 100 * rate(rate(b->n, run), kernel), e->idle);
-    if (!b->gpu)
-        return;
-    kpeak_kind kind = semiring_peak(w->dec->semiring);
-    double peak = b->peak[kind];
-    printf("  rule evals   %.4g per pass, %.4g /s = %.1f%% of the %s peak\n", w->evals,
-           w->evals / w->best, 100 * rate(w->evals / w->best, peak), kpeak_kind_name(kind));
-    for (int k = 0; k < w->npass; k++) {
-        const pass_fig *f = &w->pass[k];
-        kpeak_kind pk = semiring_peak((codegen_semiring)f->semiring);
-        double rt = rate(f->evals, f->seconds);
-        printf("  %-12s %s, %.4g rule evals in %.4f s of rule kernels: %.4g /s = %.1f%% of the "
-               "%s peak\n",
-               bench_pass_name(f->pass), bench_semiring_name(f->semiring), f->evals, f->seconds,
-               rt, 100 * rate(rt, b->peak[pk]), kpeak_kind_name(pk));
-    }
-    if (w->source == PASS_NONE)
-        printf("  passes       no per-pass figures: the engine does not keep them yet\n");
-    double xx = rate(w->xx_evals, w->stage[GPU_STAGE_XX]);
-    printf("  XX kernels   %.4g /s = %.1f%% of the %s peak\n"
-           "  stages (profiled pass, %.3f s; device stages by CUDA events):\n",
-           xx, 100 * rate(xx, peak), kpeak_kind_name(kind), w->profiled);
-    for (int k = 0; k < GPU_NSTAGE; k++)
-        printf("    %-15s %8.4f s\n", gpu_stage_name((gpu_stage)k), w->stage[k]);
-}
-
-static void print_text(const bench_run *b, const char *gpath, const char *input,
-                       const char *device, int workspace, int threads, double grammar_seconds,
-                       const row *rows, int nrow)
-{
-    printf("grammar      %s\ninput        %s (%d sentences of 1..%d words, %ld words)\n", gpath,
-           input, b->n, b->maxlen, b->words);
-    if (b->gpu)
-        printf("engine       gpu: %s\nworkspace    %d work items per launch\n", device,
-               workspace);
-    else
-        printf("engine       cpu, %d threads\n", threads);
-    printf("grammar load %.2f s\n", grammar_seconds);
-    if (b->gpu)
-        printf("peak (add+max)      %.4g rule evaluations/s (one add and one max per rule)\n"
-               "peak (sum-product)  %.4g rule evaluations/s (one fused multiply-add per rule)\n",
-               b->peak[KPEAK_ADD_MAX], b->peak[KPEAK_SUM_PRODUCT]);
-    for (int k = 0; k < nrow; k++)
-        print_row_text(b, &rows[k]);
 }
 
 int cli_bench(int argc, char **argv)
@@ -728,7 +456,7 @@ int cli_bench(int argc, char **argv)
     long words = 0;
     grammar *g = NULL;
     parser *p = NULL;
-    row rows[NDECODER];
+    bench_row rows[NDECODER];
     memset(rows, 0, sizeof rows);
     char device[1024] = "";
     int workspace = 0;
@@ -751,7 +479,7 @@ int cli_bench(int argc, char **argv)
     for (int d = 0; d < NDECODER; d++) {
         if (decoder >= 0 && d != decoder)
             continue;
-        row *w = &rows[nrow++];
+        bench_row *w = &rows[nrow++];
         w->dec = &decoders[d];
         popt.decoder = decoders[d].id;
         t0 = clock_seconds();
@@ -791,11 +519,12 @@ int cli_bench(int argc, char **argv)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         threads = cores > 0 ? (int)cores : 1;
     }
+    bench_header h = {gpath, input, gpu ? "gpu" : "cpu", gpu ? device : "cpu", workspace,
+                      threads, grammar_seconds};
     if (json)
-        print_json(&b, gpath, input, gpu ? "gpu" : "cpu", gpu ? device : "cpu", workspace,
-                   threads, grammar_seconds, rows, nrow);
+        bench_print_json(&b, &h, rows, nrow);
     else
-        print_text(&b, gpath, input, device, workspace, threads, grammar_seconds, rows, nrow);
+        bench_print_text(&b, &h, rows, nrow);
 done:
     for (int k = 0; k < n; k++)
         sentence_free(&s[k]);

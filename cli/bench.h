@@ -1,0 +1,95 @@
+/* bench: what cky bench measures (cli/bench.c) and prints (cli/bench_print.c): one row per
+ * decoder, with its passes, stages, speed by sentence length and end-to-end figure. Internal
+ * to the command line. */
+#ifndef CKY_CLI_BENCH_H
+#define CKY_CLI_BENCH_H
+
+#include "../codegen/codegen.h"
+#include "../kernels/peak.h"
+#include "../parser/gpu.h"
+#include "../parser/parser.h"
+#include "bench_pass.h"
+
+/* A decoder as bench runs it: the semiring of its passes picks the peak it is held to. */
+typedef struct bench_decoder {
+    const char *name; /* as --decoder takes it */
+    parser_decoder id;
+    codegen_semiring semiring;
+    int npass; /* its passes: inside (1), inside and outside (2) */
+} bench_decoder;
+
+/* The speed of the sentences of lengths lo..hi, parsed as a batch of their own. */
+typedef struct bench_bucket {
+    int lo, hi, sentences;
+    long words;
+    double seconds;           /* best of the timed passes */
+    double stage[GPU_NSTAGE]; /* one profiled pass (gpu engine) */
+} bench_bucket;
+
+/* The end-to-end figure: the sentences through cky parse's own code (cli_parse_timed). */
+typedef struct bench_e2e {
+    double total;   /* seconds, start-up included */
+    double startup; /* seconds of start-up */
+    double idle;    /* seconds the engine waited for the reader */
+} bench_e2e;
+
+/* One pass of the engine in one semiring, from the profiled pass. */
+typedef struct bench_pass_fig {
+    int pass, semiring;
+    double evals, seconds; /* rule evaluations, device seconds of its rule kernels */
+} bench_pass_fig;
+
+/* How a row's per-pass figures were found. */
+typedef enum bench_pass_source {
+    BENCH_PASS_NONE,   /* not known: the engine keeps no per-pass figures and the decoder
+                          has several passes */
+    BENCH_PASS_ENGINE, /* the engine's per-pass statistics */
+    BENCH_PASS_TOTALS  /* the engine's totals, the decoder having one pass */
+} bench_pass_source;
+
+/* One row: a decoder on the engine. */
+typedef struct bench_row {
+    const bench_decoder *dec;
+    int supported;
+    char *reason;               /* why not (malloc'ed), when not supported */
+    double setup, warm, best;   /* seconds */
+    /* gpu engine */
+    double profiled;            /* the profiled pass's wall seconds */
+    double evals;               /* rule evaluations per timed pass */
+    double stage[GPU_NSTAGE];   /* of the profiled pass */
+    double xx_evals;            /* the XX kernels' rule evaluations in the profiled pass */
+    bench_pass_source source;
+    int npass;
+    bench_pass_fig pass[BENCH_NPASS * BENCH_NSEMIRING];
+    bench_bucket *buckets;
+    int nbuckets;
+    bench_e2e e2e;              /* the same sentences through cky parse */
+} bench_row;
+
+/* The sentences parsed and the peaks they are held to. */
+typedef struct bench_run {
+    const sentence *s;
+    int n;
+    long words;
+    int maxlen, repeat, json, width, gpu;
+    double peak[KPEAK_NKIND]; /* rule evaluations/s of all devices (gpu engine) */
+    int peaks_measured;
+} bench_run;
+
+/* What the output names besides the rows. */
+typedef struct bench_header {
+    const char *gpath, *input, *engine, *device; /* device: "cpu" on the cpu engine */
+    int workspace, threads;
+    double grammar_seconds;
+} bench_header;
+
+/* The peak kernel of a semiring's rule evaluation. */
+kpeak_kind bench_semiring_peak(codegen_semiring sr);
+
+/* The report on stdout: one JSON object, or the text table. */
+void bench_print_json(const bench_run *b, const bench_header *h, const bench_row *rows,
+                      int nrow);
+void bench_print_text(const bench_run *b, const bench_header *h, const bench_row *rows,
+                      int nrow);
+
+#endif
