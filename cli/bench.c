@@ -327,6 +327,8 @@ static int measure_row(bench_run *b, parser *p, bench_row *w)
             goto done;
         sums prof = sum_stats(p);
         w->evals = (after.g.rule_evaluations - before.g.rule_evaluations) / b->repeat;
+        w->sub_batches = after.g.sub_batches - before.g.sub_batches;
+        w->oom_retries = after.g.oom_retries - before.g.oom_retries;
         for (int k = 0; k < GPU_NSTAGE; k++)
             w->stage[k] = prof.g.seconds[k] - after.g.seconds[k];
         w->xx_evals = prof.g.family_evaluations[CODEGEN_XX] -

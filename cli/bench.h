@@ -58,6 +58,8 @@ typedef struct bench_row {
     double evals;               /* rule evaluations per timed pass */
     double stage[GPU_NSTAGE];   /* of the profiled pass */
     double xx_evals;            /* the XX kernels' rule evaluations in the profiled pass */
+    long sub_batches, oom_retries; /* over the timed passes (an out-of-memory error halves
+                                      a sub-batch and parses it again) */
     bench_pass_source source;
     int npass;
     bench_pass_fig pass[BENCH_NPASS * BENCH_NSEMIRING];

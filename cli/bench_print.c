@@ -88,7 +88,8 @@ static void print_row_members_json(const bench_run *b, const bench_row *w)
                "\"stage_seconds\": ",
                xx, rate(xx, peak));
         print_stages_json(w->stage, 1);
-        printf(", \"profiled_pass_seconds\": %.4f", w->profiled);
+        printf(", \"profiled_pass_seconds\": %.4f, \"sub_batches\": %ld, \"oom_retries\": %ld",
+               w->profiled, w->sub_batches, w->oom_retries);
     }
     const bench_e2e *e = &w->e2e;
     double kernel = b->n / w->best, run = e->total - e->startup;
@@ -174,6 +175,8 @@ static void print_row_text(const bench_run *b, const bench_row *w)
                bench_pass_name(f->pass), bench_semiring_name(f->semiring), f->evals, f->seconds,
                rt, 100 * rate(rt, b->peak[pk]), kpeak_kind_name(pk));
     }
+    printf("  sub-batches  %ld in the timed passes, %ld out-of-memory retries\n", w->sub_batches,
+           w->oom_retries);
     if (w->source == BENCH_PASS_NONE)
         printf("  passes       no per-pass figures: the engine does not keep them yet\n");
     double xx = rate(w->xx_evals, w->stage[GPU_STAGE_XX]);

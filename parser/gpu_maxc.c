@@ -3,7 +3,8 @@
 
 #include <stdlib.h>
 
-#define MAXC_SUMS_BYTES ((size_t)1 << 30) /* the most bytes of binary sums at a time */
+#define MAXC_CHUNK_BYTES ((size_t)1 << 30) /* the most bytes of binary sums and scratch at
+                                              a time */
 
 cky_status gpu_maxc_new(gpu_dev *d, gpu_maxc **out)
 {
@@ -79,11 +80,13 @@ static void fill_lists(gpu_maxc *m, const plan *p, long *first)
     }
 }
 
-/* Cells of a span of n cells whose binary sums are computed at a time. */
-static int sums_chunk(const gpu_dev *d, int span, int n)
+/* Cells of a span of n cells taken at a time: their binary sums and the kernels' scratch
+ * (a large grammar's rows' V, which do not fit in shared memory) within MAXC_CHUNK_BYTES. */
+static int sums_chunk(const gpu_maxc *m, int span, int n)
 {
-    size_t per_cell = (size_t)(span - 1) * d->g->nbinary * sizeof(double);
-    size_t chunk = per_cell ? MAXC_SUMS_BYTES / per_cell : (size_t)n;
+    size_t per_cell = (size_t)(span - 1) * m->t.nbin * sizeof(double) +
+                      kernels_maxc_scratch(&m->t, 1, span);
+    size_t chunk = per_cell ? MAXC_CHUNK_BYTES / per_cell : (size_t)n;
     return chunk < 1 ? 1 : chunk > (size_t)n ? n : (int)chunk;
 }
 
@@ -124,12 +127,11 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
             st = GPU_STATUS(call);                                                         \
     } while (0)
     TRY(cudaMemcpyAsync(dl, m->h_list.p, list_bytes, cudaMemcpyHostToDevice, d->stream));
-    /* the binary sums of at most MAXC_SUMS_BYTES at a time, a span's cells in chunks; the
-     * buffers made once for the largest chunk (growing them span by span would synchronize
-     * the device each time) */
+    /* a span's cells in chunks (sums_chunk); the buffers made once for the largest chunk
+     * (growing them span by span would synchronize the device each time) */
     size_t sums_bytes = 0, scratch_bytes = 0;
     for (int span = 1; span <= p->maxn; span++) {
-        int n = (int)(first[span + 1] - first[span]), chunk = sums_chunk(d, span, n);
+        int n = (int)(first[span + 1] - first[span]), chunk = sums_chunk(m, span, n);
         size_t per_cell = (size_t)(span - 1) * d->g->nbinary * sizeof(double);
         sums_bytes = per_cell * chunk > sums_bytes ? per_cell * chunk : sums_bytes;
         size_t scratch = kernels_maxc_scratch(&m->t, chunk, span);
@@ -141,7 +143,7 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
         return st;
     }
     for (int span = 1; span <= p->maxn && !st; span++) {
-        int n = (int)(first[span + 1] - first[span]), chunk = sums_chunk(d, span, n);
+        int n = (int)(first[span + 1] - first[span]), chunk = sums_chunk(m, span, n);
         for (int at = 0; at < n && !st; at += chunk) {
             const int *cells = dl + 3 * (first[span] + at);
             int count = n - at < chunk ? n - at : chunk;
