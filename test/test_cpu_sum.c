@@ -153,16 +153,8 @@ Test(cpu_sum, long_sentence_scaled, .timeout = 300)
     grammar *g;
     cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
                  cky_last_error());
-    sentence s[64];
-    int n = dev_sentences(64, 1000, s);
-    char *words[200];
-    int m = 0;
-    for (int k = 0; k < n && m < 200; k++)
-        for (int i = 0; i < s[k].n && m < 200; i++)
-            words[m++] = s[k].words[i];
-    cr_assert_eq(m, 200);
     sentence one;
-    cr_assert_eq(sentence_from_words(words, m, &one), CKY_OK);
+    dev_long_sentence(200, 1000, &one);
     cpu_engine *e = engine(g, 2, 0);
     sum_chart *c;
     cr_assert_eq(cpu_engine_inside_sum(e, &one, 1, &c), CKY_OK, "%s", cky_last_error());
@@ -179,8 +171,6 @@ Test(cpu_sum, long_sentence_scaled, .timeout = 300)
     }
     sum_chart_free(c);
     sentence_free(&one);
-    for (int k = 0; k < n; k++)
-        sentence_free(&s[k]);
     cpu_engine_free(e);
     grammar_free(g);
 }

@@ -46,16 +46,6 @@ static void run(const grammar *g, parser_engine engine, int workspace, const sen
     parser_free(p);
 }
 
-static char *tree_text(const tree *t)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    tree_write_line(t, f);
-    fclose(f);
-    return buf;
-}
-
 static void same_results(const parse_result *a, const parse_result *b, int n, const char *what)
 {
     for (int k = 0; k < n; k++) {
@@ -240,16 +230,8 @@ Test(gpu_maxrule, long_sentence, .timeout = 600)
     grammar *g;
     cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
                  cky_last_error());
-    sentence s[40];
-    int n = dev_sentences(40, 40, s);
-    char *words[200];
-    int m = 0;
-    for (int k = 0; k < n && m < 200; k++)
-        for (int i = 0; i < s[k].n && m < 200; i++)
-            words[m++] = s[k].words[i];
-    cr_assert_eq(m, 200);
     sentence one;
-    cr_assert_eq(sentence_from_words(words, m, &one), CKY_OK);
+    dev_long_sentence(200, 40, &one);
     parse_result r;
     run(g, PARSER_ENGINE_GPU, 0, &one, 1, &r);
     cr_assert_eq(r.outcome, PARSE_OK, "%s", r.error ? r.error : "no parse");
@@ -257,7 +239,5 @@ Test(gpu_maxrule, long_sentence, .timeout = 600)
     cr_assert(isfinite(r.score), "score %g", r.score);
     parse_result_clear(&r);
     sentence_free(&one);
-    for (int k = 0; k < n; k++)
-        sentence_free(&s[k]);
     grammar_free(g);
 }

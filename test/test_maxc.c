@@ -51,16 +51,6 @@ Test(maxc, lanes_butterfly)
     cr_assert(memcmp(&s, &h[0], sizeof s) == 0, "%.17g vs %.17g", s, h[0]);
 }
 
-static char *tree_text(const tree *t)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    tree_write_line(t, f);
-    fclose(f);
-    return buf;
-}
-
 Test(maxc, node_codes_to_tree)
 {
     grammar *g;
@@ -138,16 +128,8 @@ Test(maxc, long_sentence_cpu, .timeout = 300)
     grammar *g;
     cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
                  cky_last_error());
-    sentence s[40];
-    int n = dev_sentences(40, 40, s);
-    char *words[200];
-    int m = 0;
-    for (int k = 0; k < n && m < 200; k++)
-        for (int i = 0; i < s[k].n && m < 200; i++)
-            words[m++] = s[k].words[i];
-    cr_assert_eq(m, 200);
     sentence one;
-    cr_assert_eq(sentence_from_words(words, m, &one), CKY_OK);
+    dev_long_sentence(200, 40, &one);
     parse_result r;
     parse(g, PARSER_ENGINE_CPU, &one, 1, &r);
     cr_assert_eq(r.outcome, PARSE_OK, "%s", r.error ? r.error : "no parse");
@@ -155,7 +137,5 @@ Test(maxc, long_sentence_cpu, .timeout = 300)
     cr_assert(isfinite(r.score) && r.score < 0, "score %g", r.score);
     parse_result_clear(&r);
     sentence_free(&one);
-    for (int k = 0; k < n; k++)
-        sentence_free(&s[k]);
     grammar_free(g);
 }
