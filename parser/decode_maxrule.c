@@ -29,8 +29,8 @@ static void take_nodes(const grammar *g, const sentence *s, int status, const in
     }
     tree *t;
     if (status != MAXC_TREE) {
-        cky_fail(CKY_ERR_FORMAT, "max-rule: the max-c scores of sentence of %d words hold "
-                 "no tree", s->n);
+        cky_fail(CKY_ERR_FORMAT, "max-rule: the max-c scores of a sentence of %d words "
+                 "(first word \"%s\") hold no tree", s->n, s->words[0]);
         decode_fail(r);
     } else if (maxc_tree_build(g, nodes, count, s->words, &t)) {
         decode_fail(r);

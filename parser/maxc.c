@@ -57,6 +57,9 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     }
     for (int u = 0; u < s->n; u++)
         uw += (size_t)g->nsub[s->rule[u].parent] * g->nsub[s->rule[u].child];
+    if (rows > (size_t)1 << 30 || bw > (size_t)1 << 30 || uw > (size_t)1 << 30)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "%s: %zu rule rows and %zu + %zu weights: too "
+                        "many for the max-c tables' int offsets", g->source, rows, bw, uw);
     maxc_host *h = calloc(1, sizeof *h);
     if (!h)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -76,7 +79,7 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     l->uw = take(&at, uw * sizeof(float));
     l->path = take(&at, ns * ns * sizeof(int));
     char *block = calloc(1, at);
-    if (!block || rows > (size_t)1 << 30 || bw > (size_t)1 << 30 || uw > (size_t)1 << 30) {
+    if (!block) {
         free(block);
         free(h);
         return cky_fail(CKY_ERR_NOMEM, "out of memory for the max-c tables");
