@@ -108,25 +108,31 @@ cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
 
 /* ---- max-rule's max-c scores and trees (maxc_kernels.cu; parser/maxc_rules.h) ---- */
 
-/* The sums S of every binary rule with terms at every split of each listed cell (cells[3 m
- * ..]: the sentence's first cell c0, its words n, the start i; the cell is (i, i + span)),
- * span >= 2: rule b at split k of cell m into sums[((m (span - 1)) + k - i - 1) nbin + b]
- * (the other rules' places are left as they are). scratch: as for kernels_maxc_span. */
+/* The sums S of the binary candidates of each listed cell (cells[3 m ..]: the sentence's
+ * first cell c0, its words n, the start i; the cell is (i, i + span)), span >= 2, that may
+ * beat their parent's bounds: rule b at split k of cell m into sums[((m (span - 1)) + k - i
+ * - 1) nbin + b] (the other places are left as they are); the bounds of symbol P into
+ * bounds[2 m nsym + P] (the best of the candidates taken first) and bounds[(2 m + 1) nsym
+ * + P] (maxc_upper). rows: kernels_maxc_rows(t, ncell) bytes of device memory (the rows'
+ * V); bounds: kernels_maxc_bounds(t, ncell) bytes. */
 cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y, const int *cells,
-                              int ncell, int span, double *scratch, double *sums,
-                              cudaStream_t stream);
+                              int ncell, int span, double *rows, double *sums,
+                              double *bounds, cudaStream_t stream);
 
-/* Span `span` of max-c over the listed cells (as for kernels_maxc_sums, whose sums it reads;
- * NULL for span 1): every symbol's maxc_cell_binary, then every symbol's maxc_cell_unary.
- * scratch: kernels_maxc_scratch(t, ncell, span) bytes of device memory (none needed when
- * that is 0). */
+/* Span `span` of max-c over the listed cells (as for kernels_maxc_sums, whose sums and
+ * bounds it reads; NULL for span 1): every symbol's best binary candidate (or lexical
+ * score), then its best unary. scratch: kernels_maxc_scratch(t, ncell, span) bytes of
+ * device memory (none needed when that is 0). */
 cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y, const int *cells,
                               int ncell, int span, double *scratch, const double *sums,
-                              cudaStream_t stream);
+                              const double *bounds, cudaStream_t stream);
 
-/* Bytes of scratch kernels_maxc_sums and kernels_maxc_span need for ncell cells of span
- * `span` (0: none). */
+/* Bytes of the buffers of the two kernels over ncell cells of span `span`: the scratch of
+ * kernels_maxc_span (0: none), the rows' V of kernels_maxc_sums (a few blocks' worth
+ * however many cells), the bounds. */
 size_t kernels_maxc_scratch(const maxc_tables *t, int ncell, int span);
+size_t kernels_maxc_rows(const maxc_tables *t, int ncell);
+size_t kernels_maxc_bounds(const maxc_tables *t, int ncell);
 
 /* For each sentence k (sent[2 k ..]: c0, n): maxc_extract into nodes + node0[k] (its stack
  * at stack + node0[k]); result[4 k ..]: its status, its node count, the bits of ROOT's post

@@ -1,12 +1,18 @@
 /* maxc_kernels: the max-c scores and max-rule trees of the GPU engine (see kernels.h), with
  * the arithmetic of parser/maxc_rules.h, the same bits as the cpu engine's.
- *   - maxc_sums: one thread block per cell, which first takes every binary rule row's V
- *     over the cell's outside layer into shared memory (global scratch when it does not
- *     fit), then one thread per split and rule sums the rule's rows;
+ *   - maxc_sums: a few thread blocks per multiprocessor take the listed cells in turn. In a
+ *     cell, a warp per symbol P takes P's bounds: its upper bound (maxc_upper) and the best
+ *     of 32 candidates, each lane's the one of its rules whose children score the most.
+ *     Then, a window of candidates at a time, those that may beat them (maxc_may_beat) are
+ *     listed, the rows' V over the cell's outside layer of their rules that have none yet
+ *     taken (into the block's global scratch), and a warp per candidate sums its rule's
+ *     rows. The other candidates' sums are skipped (about nine in ten).
  *   - maxc_span: one thread block per cell: the children's max-c scores copied into shared
- *     memory (global scratch when they do not fit) and the closed unaries' sums S; then a
- *     warp per symbol takes the best binary candidate (its lanes over the symbol's rules,
- *     a reduction over the lanes) and, after a barrier, the best unary. */
+ *     memory (global scratch when they do not fit); a warp per symbol takes the best binary
+ *     candidate among those maxc_sums summed (its lanes over the symbol's rules, a
+ *     reduction over the lanes); after a barrier, a warp per closed unary whose child's
+ *     score may beat its parent's takes the unary's sum S, and after another, a warp per
+ *     symbol the best unary. */
 #include <limits.h>
 
 #include "kernels.h"
@@ -14,38 +20,6 @@
 #define MAXC_BLOCK 512                  /* threads of maxc_span: 16 warps */
 #define MAXC_SUMS_BLOCK 256             /* threads of maxc_sums: 8 warps */
 #define MAXC_SHARED_MAX (160 * 1024)    /* the most shared memory a block asks for */
-
-static __global__ void __launch_bounds__(MAXC_SUMS_BLOCK)
-maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span,
-          double *scratch, double *__restrict__ sums)
-{
-    extern __shared__ double shared_v[];
-    const int *c = cells + 3 * blockIdx.x;
-    long c0 = c[0];
-    int n = c[1], i = c[2], j = c[2] + span;
-    double *v = scratch ? scratch + (size_t)blockIdx.x * t.nrow : shared_v;
-    size_t cell = (size_t)c0 + chart_cell(n, i, j);
-    /* every row's V over the cell's outside layer */
-    for (int x = threadIdx.x; x < t.nrow; x += blockDim.x) {
-        int b = t.row_rule[x], P = t.bin[b].parent;
-        if (t.phrasal[P])
-            v[x] = maxc_row_weight(&t, b, x - t.bin[b].row0, t.nsub[P],
-                                   y.opre + cell * y.nsub + t.sub_offset[P]);
-    }
-    __syncthreads();
-    /* every (split, rule) with terms: a thread each */
-    double *out = sums + (size_t)blockIdx.x * (span - 1) * t.nbin;
-    for (long x = threadIdx.x; x < (long)(span - 1) * t.nbin; x += blockDim.x) {
-        int k = i + 1 + (int)(x / t.nbin), b = (int)(x % t.nbin);
-        if (!maxc_binary_at(&t, b, i, k, j))
-            continue;
-        const maxc_binary *r = &t.bin[b];
-        size_t cl = (size_t)c0 + chart_cell(n, i, k), cr = (size_t)c0 + chart_cell(n, k, j);
-        out[x] = maxc_binary_rows(&t, b, v + r->row0, NULL,
-                                  y.post + cl * y.nsub + t.sub_offset[r->left],
-                                  y.post + cr * y.nsub + t.sub_offset[r->right]);
-    }
-}
 
 /* The best of the lanes' candidates (score gs, then the smallest a, then b), in every lane. */
 static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
@@ -61,9 +35,172 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
     }
 }
 
+/* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), the first candidates
+ * (MAXC_LANES per symbol), a window's candidates (MAXC_WINDOW ints and a count), a byte per
+ * rule. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed cells in turn, each
+ * with its own rows' V in global scratch (a large grammar's take megabytes). */
+#define MAXC_WINDOW 4096
+#define MAXC_SUMS_PER_SM 4
+
+static size_t sums_shared_bytes(const maxc_tables *t)
+{
+    return 2 * (size_t)t->nsym * sizeof(double) +
+           ((size_t)t->nsym * MAXC_LANES + MAXC_WINDOW + 1) * sizeof(int) + (size_t)t->nbin;
+}
+
+/* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
+static int sums_grid(int ncell)
+{
+    int device = 0, sms = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+        sms = 132;
+    int most = sms * MAXC_SUMS_PER_SM;
+    return ncell < most ? ncell : most;
+}
+
+/* Candidate x of cell (i, j) (the rule x % nbin at split i + 1 + x / nbin). */
+#define ITEM_RULE(t, x) ((int)((x) % (t).nbin))
+#define ITEM_SPLIT(t, x, i) ((i) + 1 + (int)((x) / (t).nbin))
+
+/* The rows' V of the rules b whose need[b] is 2 (wanted), which then become 1 (there): a
+ * warp per rule, a lane per row (the whole block calls it). */
+static __device__ void rows_v(const maxc_tables *t, const maxc_layers *y, size_t cell,
+                              unsigned char *need, double *v)
+{
+    int lane = threadIdx.x % MAXC_LANES, warps = blockDim.x / MAXC_LANES;
+    for (int b = threadIdx.x / MAXC_LANES; b < t->nbin; b += warps) {
+        if (need[b] != 2)
+            continue;
+        const maxc_binary *r = &t->bin[b];
+        const float *po = y->opre + cell * y->nsub + t->sub_offset[r->parent];
+        for (int row = lane; row < r->nrow; row += MAXC_LANES)
+            v[r->row0 + row] = maxc_row_weight(t, b, row, t->nsub[r->parent], po);
+    }
+    __syncthreads();
+    for (int b = threadIdx.x; b < t->nbin; b += blockDim.x)
+        if (need[b] == 2)
+            need[b] = 1;
+    __syncthreads();
+}
+
+/* The sum S of binary candidate (b, k) of cell (i, j) from its rule's V (every lane of the
+ * warp calls it). */
+static __device__ double item_sum(const maxc_tables *t, const maxc_layers *y, long c0, int n,
+                                  int i, int k, int j, int b, const double *v)
+{
+    const maxc_binary *r = &t->bin[b];
+    size_t cl = (size_t)c0 + chart_cell(n, i, k), cr = (size_t)c0 + chart_cell(n, k, j);
+    return maxc_binary_rows(t, b, v + r->row0, NULL,
+                            y->post + cl * y->nsub + t->sub_offset[r->left],
+                            y->post + cr * y->nsub + t->sub_offset[r->right]);
+}
+
+static __global__ void __launch_bounds__(MAXC_SUMS_BLOCK)
+maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell, int span,
+          double *rows, double *__restrict__ sums, double *__restrict__ bounds)
+{
+    extern __shared__ double shared_sums[];
+    int lane = threadIdx.x % MAXC_LANES;
+    int warp = threadIdx.x / MAXC_LANES, warps = blockDim.x / MAXC_LANES;
+    double *best = shared_sums, *upper = best + t.nsym;
+    double *v = rows + (size_t)blockIdx.x * t.nrow; /* the block's rows' V */
+    int *first = (int *)(upper + t.nsym);
+    int *window = first + t.nsym * MAXC_LANES, *count = window + MAXC_WINDOW;
+    unsigned char *need = (unsigned char *)(count + 1); /* per rule: its V is there (1) or
+                                                           wanted (2) */
+    long items = (long)(span - 1) * t.nbin; /* a cell's sums */
+    for (int m = blockIdx.x; m < ncell; m += gridDim.x) { /* cell m of the list */
+        const int *c = cells + 3 * m;
+        long c0 = c[0];
+        int n = c[1], i = c[2], j = c[2] + span;
+        size_t cell = (size_t)c0 + chart_cell(n, i, j);
+        int e0;
+        double logx0 = maxc_root(&t, &y, c0, n, &e0);
+        for (int b = threadIdx.x; b < t.nbin; b += blockDim.x)
+            need[b] = 0;
+        __syncthreads();
+        /* P's upper bound, and its first candidates: each lane's the one of its rules whose
+         * children score the most */
+        for (int P = warp; P < t.nsym; P += warps) {
+            double top = MAXC_NEG_INF;
+            long x = -1;
+            if (logx0 != MAXC_NEG_INF && t.phrasal[P])
+                for (int b = t.bin_first[P] + lane; b < t.bin_first[P + 1]; b += MAXC_LANES) {
+                    int kmin, kmax;
+                    maxc_splits(&t, b, i, j, &kmin, &kmax);
+                    for (int k = kmin; k <= kmax; k++) {
+                        double ks = maxc_binary_scores(&t, &y, c0, n, i, k, j, b);
+                        if (ks > top) {
+                            top = ks;
+                            x = (long)(k - i - 1) * t.nbin + b;
+                        }
+                    }
+                }
+            first[P * MAXC_LANES + lane] = (int)x;
+            if (x >= 0)
+                need[ITEM_RULE(t, x)] = 2;
+            if (lane == 0)
+                upper[P] = logx0 != MAXC_NEG_INF && t.phrasal[P]
+                               ? maxc_upper(&t, &y, c0, n, i, j, P, e0, logx0) : 0;
+        }
+        __syncthreads();
+        rows_v(&t, &y, cell, need, v);
+        /* the bound: the best of the first candidates, each summed by the warp */
+        for (int P = warp; P < t.nsym; P += warps) {
+            double g = MAXC_NEG_INF;
+            for (int q = 0; q < MAXC_LANES; q++) {
+                int x = first[P * MAXC_LANES + q];
+                if (x < 0)
+                    continue;
+                int b = ITEM_RULE(t, x), k = ITEM_SPLIT(t, x, i);
+                g = fmax(g, maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
+                                           item_sum(&t, &y, c0, n, i, k, j, b, v),
+                                           maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0));
+            }
+            if (lane == 0) {
+                best[P] = g;
+                bounds[(size_t)m * 2 * t.nsym + P] = g;
+                bounds[(size_t)m * 2 * t.nsym + t.nsym + P] = upper[P];
+            }
+        }
+        __syncthreads();
+        /* the sums of the candidates that may beat the bound, a window at a time: listed
+         * (and the V of their rules that have none yet), then a warp each */
+        double *out = sums + (size_t)m * items;
+        for (long x0 = 0; x0 < items; x0 += MAXC_WINDOW) {
+            if (threadIdx.x == 0)
+                *count = 0;
+            __syncthreads();
+            for (long x = x0 + threadIdx.x; x < x0 + MAXC_WINDOW && x < items;
+                 x += blockDim.x) {
+                int b = ITEM_RULE(t, x), k = ITEM_SPLIT(t, x, i), P = t.bin[b].parent;
+                if (maxc_binary_at(&t, b, i, k, j) &&
+                    maxc_may_beat(maxc_binary_scores(&t, &y, c0, n, i, k, j, b), upper[P],
+                                  best[P])) {
+                    window[atomicAdd(count, 1)] = (int)(x - x0);
+                    if (!need[b])
+                        need[b] = 2;
+                }
+            }
+            __syncthreads();
+            if (*count)
+                rows_v(&t, &y, cell, need, v);
+            for (int w = warp; w < *count; w += warps) {
+                long x = x0 + window[w];
+                double sum = item_sum(&t, &y, c0, n, i, ITEM_SPLIT(t, x, i), j,
+                                      ITEM_RULE(t, x), v);
+                if (lane == 0)
+                    out[x] = sum;
+            }
+            __syncthreads(); /* the list read before the next window's */
+        }
+    }
+}
+
 static __global__ void __launch_bounds__(MAXC_BLOCK, 2)
 maxc_span(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span,
-          double *scratch, const double *__restrict__ sums)
+          double *scratch, const double *__restrict__ sums, const double *__restrict__ bounds)
 {
     extern __shared__ double shared_kids[];
     const int *c = cells + 3 * blockIdx.x;
@@ -75,16 +212,11 @@ maxc_span(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span,
                                                  : shared_kids + t.nun;
     maxc_stage(&t, &y, c0, n, i, j, kids, threadIdx.x, blockDim.x);
     int warp = threadIdx.x / MAXC_LANES, warps = blockDim.x / MAXC_LANES;
-    for (int u = warp; u < t.nun; u += warps)
-        if (maxc_allowed(&t, span, t.un[u].parent)) {
-            double s = maxc_unary_item(&t, &y, c0, n, i, j, u);
-            if (lane == 0)
-                usums[u] = s;
-        }
     __syncthreads();
     int e0;
     double logx0 = maxc_root(&t, &y, c0, n, &e0);
     const double *cs = sums ? sums + (size_t)blockIdx.x * (span - 1) * t.nbin : NULL;
+    const double *bound = bounds ? bounds + (size_t)blockIdx.x * 2 * t.nsym : NULL;
     /* binary (or lexical): a warp per symbol, its lanes over the rules */
     for (int P = warp; P < t.nsym; P += warps) {
         double best = MAXC_NEG_INF;
@@ -92,12 +224,13 @@ maxc_span(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span,
         if (logx0 != MAXC_NEG_INF && span == 1 && !t.phrasal[P] && lane == 0) {
             best = maxc_lexical(&t, &y, c0, n, i, P, e0, logx0);
         } else if (logx0 != MAXC_NEG_INF && span > 1 && t.phrasal[P]) {
+            double first = bound[P], upper = bound[t.nsym + P]; /* as maxc_sums skipped */
             for (int b = t.bin_first[P] + lane; b < t.bin_first[P + 1]; b += MAXC_LANES) {
                 int kmin, kmax;
                 maxc_splits(&t, b, i, j, &kmin, &kmax);
                 for (int k = kmin; k <= kmax; k++) {
                     double ks = maxc_binary_kids(&t, kids, b, i, k, j);
-                    if (ks == MAXC_NEG_INF || ks + MAXC_SLACK < best)
+                    if (!maxc_may_beat(ks, upper, first))
                         continue;
                     double gs = maxc_candidate(ks, cs[(long)(k - i - 1) * t.nbin + b],
                                                maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0);
@@ -120,13 +253,27 @@ maxc_span(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span,
         }
     }
     __syncthreads(); /* the cell's scores before its unaries are all written */
+    /* the sums of the unaries that may beat their parent's score before the unaries: a warp
+     * each */
+    size_t at = cell * t.nsym;
+    for (int u = warp; u < t.nun; u += warps) {
+        int P = t.un[u].parent;
+        if (logx0 != MAXC_NEG_INF && maxc_allowed(&t, span, P) &&
+            maxc_may_beat(y.bscore[at + t.un[u].child], 0, y.bscore[at + P])) {
+            double s = maxc_unary_item(&t, &y, c0, n, i, j, u);
+            if (lane == 0)
+                usums[u] = s;
+        }
+    }
+    __syncthreads();
     /* unary: a warp per symbol, its lanes over the closed unaries */
     for (int P = warp; P < t.nsym; P += warps) {
-        size_t at = cell * t.nsym;
         double best = MAXC_NEG_INF;
         int bu = INT_MAX, none = 0;
         if (logx0 != MAXC_NEG_INF && maxc_allowed(&t, span, P))
             for (int u = t.un_first[P] + lane; u < t.un_first[P + 1]; u += MAXC_LANES) {
+                if (!maxc_may_beat(y.bscore[at + t.un[u].child], 0, y.bscore[at + P]))
+                    continue;
                 double gs = maxc_candidate(y.bscore[at + t.un[u].child], usums[u],
                                            y.eopre[cell] + y.epost[cell] - e0, logx0);
                 if (gs > best) {
@@ -171,18 +318,25 @@ static int kids_shared(const maxc_tables *t, int span)
     return kids_bytes(t, span) + t->nun * sizeof(double) <= MAXC_SHARED_MAX;
 }
 
-static int v_shared(const maxc_tables *t) { return t->nrow * sizeof(double) <= MAXC_SHARED_MAX; }
-
 extern "C" size_t kernels_maxc_scratch(const maxc_tables *t, int ncell, int span)
 {
-    size_t kids = kids_shared(t, span) ? 0 : kids_bytes(t, span) * ncell;
-    size_t v = v_shared(t) || span < 2 ? 0 : (size_t)t->nrow * sizeof(double) * ncell;
-    return kids > v ? kids : v;
+    return kids_shared(t, span) ? 0 : kids_bytes(t, span) * ncell;
+}
+
+extern "C" size_t kernels_maxc_rows(const maxc_tables *t, int ncell)
+{
+    return (size_t)t->nrow * sizeof(double) * sums_grid(ncell);
+}
+
+extern "C" size_t kernels_maxc_bounds(const maxc_tables *t, int ncell)
+{
+    return 2 * (size_t)t->nsym * sizeof(double) * ncell;
 }
 
 extern "C" cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y,
                                          const int *cells, int ncell, int span, double *scratch,
-                                         const double *sums, cudaStream_t stream)
+                                         const double *sums, const double *bounds,
+                                         cudaStream_t stream)
 {
     if (ncell <= 0)
         return cudaSuccess;
@@ -194,25 +348,21 @@ extern "C" cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers
         bytes += kids_bytes(t, span);
         scratch = NULL;
     }
-    maxc_span<<<ncell, MAXC_BLOCK, bytes, stream>>>(*t, *y, cells, span, scratch, sums);
+    maxc_span<<<ncell, MAXC_BLOCK, bytes, stream>>>(*t, *y, cells, span, scratch, sums, bounds);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y,
-                                         const int *cells, int ncell, int span, double *scratch,
-                                         double *sums, cudaStream_t stream)
+                                         const int *cells, int ncell, int span, double *rows,
+                                         double *sums, double *bounds, cudaStream_t stream)
 {
     if (ncell <= 0 || span < 2)
         return cudaSuccess;
     cudaError_t e = allow_shared();
     if (e != cudaSuccess)
         return e;
-    size_t bytes = 0;
-    if (v_shared(t)) {
-        bytes = (size_t)t->nrow * sizeof(double);
-        scratch = NULL;
-    }
-    maxc_sums<<<ncell, MAXC_SUMS_BLOCK, bytes, stream>>>(*t, *y, cells, span, scratch, sums);
+    maxc_sums<<<sums_grid(ncell), MAXC_SUMS_BLOCK, sums_shared_bytes(t), stream>>>(
+        *t, *y, cells, ncell, span, rows, sums, bounds);
     return cudaGetLastError();
 }
 

@@ -94,12 +94,16 @@ static cky_status mr_finish(void *ctx, gpu_dev *d, const plan *p, int first)
     gpu_mr *m = ctx;
     gpu_sum *s = gpu_engine_sum(m->e);
     gpu_maxc *x = s->maxc;
-    double t0 = clock_seconds();
+    double t0 = clock_seconds(), *sec = d->stats.seconds;
+    double kernels = sec[GPU_STAGE_MAXC_SUMS] + sec[GPU_STAGE_MAXC_CELLS];
     cky_status st = gpu_maxc_run(x, s, p);
+    if (!st) /* the run synchronized: its kernels' times are known */
+        st = gpu_dev_prof_collect(d, 0);
     if (st)
         return st;
     double t1 = clock_seconds();
-    d->stats.seconds[GPU_STAGE_MAXC] += t1 - t0;
+    kernels = sec[GPU_STAGE_MAXC_SUMS] + sec[GPU_STAGE_MAXC_CELLS] - kernels;
+    sec[GPU_STAGE_MAXC] += t1 - t0 - kernels;
     for (int k = 0; k < p->n; k++) {
         const int *r = x->result + 4 * k;
         float root;

@@ -26,7 +26,8 @@ const char *gpu_stage_name(gpu_stage s)
         [GPU_STAGE_LEXICON] = "lexicon",       [GPU_STAGE_HOST] = "host",
         [GPU_STAGE_TRANSFER] = "transfer",     [GPU_STAGE_GATHER] = "copy-transpose",
         [GPU_STAGE_REDUCE] = "reduce",         [GPU_STAGE_UNARY] = "unary",
-        [GPU_STAGE_VITERBI] = "viterbi",       [GPU_STAGE_MAXC] = "max-c"};
+        [GPU_STAGE_VITERBI] = "viterbi",       [GPU_STAGE_MAXC_SUMS] = "max-c sums",
+        [GPU_STAGE_MAXC_CELLS] = "max-c cells", [GPU_STAGE_MAXC] = "max-c"};
     if (s >= GPU_STAGE_XX && s <= GPU_STAGE_FAMILY_LAST)
         return codegen_family_name((codegen_family_id)(s - GPU_STAGE_XX));
     return s < GPU_NSTAGE ? name[s] : "?";

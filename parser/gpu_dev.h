@@ -35,7 +35,10 @@ typedef enum gpu_stage {
     GPU_STAGE_REDUCE,    /* atomic max into the chart */
     GPU_STAGE_UNARY,     /* the closed unary step */
     GPU_STAGE_VITERBI,   /* tree extraction */
-    GPU_STAGE_MAXC,      /* max-rule: max-c scores and trees (host threads) */
+    GPU_STAGE_MAXC_SUMS, /* max-rule: the binary candidates' sums (kernels_maxc_sums) */
+    GPU_STAGE_MAXC_CELLS,/* the cells' max-c scores (kernels_maxc_span) */
+    GPU_STAGE_MAXC,      /* the rest of max-c (the walks, transfers, the trees on the host);
+                            all of it when profiling is off */
     GPU_NSTAGE
 } gpu_stage;
 

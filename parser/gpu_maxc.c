@@ -3,8 +3,8 @@
 
 #include <stdlib.h>
 
-#define MAXC_CHUNK_BYTES ((size_t)1 << 30) /* the most bytes of binary sums and scratch at
-                                              a time */
+#define MAXC_CHUNK_BYTES ((size_t)1 << 30) /* the most bytes of binary sums, bounds and
+                                              scratch at a time (and the rows' V) */
 
 cky_status gpu_maxc_new(gpu_dev *d, gpu_maxc **out)
 {
@@ -40,7 +40,9 @@ void gpu_maxc_free(gpu_maxc *m)
     gpu_buffer_free(&m->d_stack, 0);
     gpu_buffer_free(&m->d_out, 0);
     gpu_buffer_free(&m->scratch, 0);
+    gpu_buffer_free(&m->rows, 0);
     gpu_buffer_free(&m->sums, 0);
+    gpu_buffer_free(&m->bounds, 0);
     gpu_buffer_free(&m->h_out, 1);
     gpu_buffer_free(&m->h_nodes, 1);
     free(m);
@@ -80,13 +82,13 @@ static void fill_lists(gpu_maxc *m, const plan *p, long *first)
     }
 }
 
-/* Cells of a span of n cells taken at a time: their binary sums and the kernels' scratch
- * (a large grammar's rows' V, which do not fit in shared memory) within MAXC_CHUNK_BYTES. */
+/* Cells of a span of n cells taken at a time: their binary sums, bounds and scratch within
+ * MAXC_CHUNK_BYTES (at least 1). */
 static int sums_chunk(const gpu_maxc *m, int span, int n)
 {
     size_t per_cell = (size_t)(span - 1) * m->t.nbin * sizeof(double) +
-                      kernels_maxc_scratch(&m->t, 1, span);
-    size_t chunk = per_cell ? MAXC_CHUNK_BYTES / per_cell : (size_t)n;
+                      kernels_maxc_bounds(&m->t, 1) + kernels_maxc_scratch(&m->t, 1, span);
+    size_t chunk = MAXC_CHUNK_BYTES / per_cell;
     return chunk < 1 ? 1 : chunk > (size_t)n ? n : (int)chunk;
 }
 
@@ -129,16 +131,21 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
     TRY(cudaMemcpyAsync(dl, m->h_list.p, list_bytes, cudaMemcpyHostToDevice, d->stream));
     /* a span's cells in chunks (sums_chunk); the buffers made once for the largest chunk
      * (growing them span by span would synchronize the device each time) */
-    size_t sums_bytes = 0, scratch_bytes = 0;
-    for (int span = 1; span <= p->maxn; span++) {
+    size_t sums_bytes = 0, scratch_bytes = 0, bounds_bytes = 0, rows_bytes = 0;
+    for (int span = 2; span <= p->maxn; span++) {
         int n = (int)(first[span + 1] - first[span]), chunk = sums_chunk(m, span, n);
         size_t per_cell = (size_t)(span - 1) * d->g->nbinary * sizeof(double);
         sums_bytes = per_cell * chunk > sums_bytes ? per_cell * chunk : sums_bytes;
         size_t scratch = kernels_maxc_scratch(&m->t, chunk, span);
         scratch_bytes = scratch > scratch_bytes ? scratch : scratch_bytes;
+        size_t bounds = kernels_maxc_bounds(&m->t, chunk), rows = kernels_maxc_rows(&m->t, chunk);
+        bounds_bytes = bounds > bounds_bytes ? bounds : bounds_bytes;
+        rows_bytes = rows > rows_bytes ? rows : rows_bytes;
     }
     if ((scratch_bytes && (st = gpu_buffer_need(&m->scratch, scratch_bytes, 0))) ||
-        (sums_bytes && (st = gpu_buffer_need(&m->sums, sums_bytes, 0)))) {
+        (sums_bytes && (st = gpu_buffer_need(&m->sums, sums_bytes, 0))) ||
+        (bounds_bytes && (st = gpu_buffer_need(&m->bounds, bounds_bytes, 0))) ||
+        (rows_bytes && (st = gpu_buffer_need(&m->rows, rows_bytes, 0)))) {
         free(first);
         return st;
     }
@@ -147,10 +154,19 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
         for (int at = 0; at < n && !st; at += chunk) {
             const int *cells = dl + 3 * (first[span] + at);
             int count = n - at < chunk ? n - at : chunk;
-            TRY(kernels_maxc_sums(&m->t, &y, cells, count, span, m->scratch.p, m->sums.p,
-                                  d->stream));
+            if (!st && span > 1)
+                st = gpu_dev_prof_begin(d);
+            TRY(kernels_maxc_sums(&m->t, &y, cells, count, span, m->rows.p, m->sums.p,
+                                  m->bounds.p, d->stream));
+            if (!st && span > 1)
+                st = gpu_dev_prof_end(d, GPU_STAGE_MAXC_SUMS);
+            if (!st)
+                st = gpu_dev_prof_begin(d);
             TRY(kernels_maxc_span(&m->t, &y, cells, count, span, m->scratch.p,
-                                  span > 1 ? m->sums.p : NULL, d->stream));
+                                  span > 1 ? m->sums.p : NULL, span > 1 ? m->bounds.p : NULL,
+                                  d->stream));
+            if (!st)
+                st = gpu_dev_prof_end(d, GPU_STAGE_MAXC_CELLS);
         }
     }
     TRY(kernels_maxc_walk(&m->t, &y, sent, p->n, node0, m->d_nodes.p, m->d_stack.p, res, score,

@@ -1,6 +1,6 @@
 /* gpu_maxc: max-rule's max-c scores and trees on the GPU device (parser/maxc_rules.h, the
  * same bits as the cpu engine's maxc_cpu_run), after the sum-product passes of a sub-batch
- * (parser/gpu_sum.h): span by span, the binary rules' sums of every work item
+ * (parser/gpu_sum.h): span by span, the sums of the binary candidates that may be the best
  * (kernels_maxc_sums), then the cells' max-c scores (kernels_maxc_span); then one thread per
  * sentence walks its tree into node codes, which come back to the host with each
  * sentence's status and score. */
@@ -22,6 +22,8 @@ typedef struct gpu_maxc {
     gpu_buffer d_out, h_out;          /* results (4 ints) and scores (double) of sentences */
     gpu_buffer scratch;               /* children's scores of long spans (kernels_maxc_span) */
     gpu_buffer sums;                  /* the binary sums of a span's cells (kernels_maxc_sums) */
+    gpu_buffer bounds;                /* and their symbols' bounds */
+    gpu_buffer rows;                  /* the rows' V of kernels_maxc_sums' blocks */
     gpu_buffer h_nodes;               /* pinned: node codes */
     /* after gpu_maxc_run, for sentence k of the sub-batch (host memory) */
     const long long *node0;

@@ -167,13 +167,14 @@ static void cell_binary(const maxc_tables *t, const maxc_layers *y, int n, int i
     int bk = -1, bb = -1;
     if (logx0 != MAXC_NEG_INF && j - i == 1 && !t->phrasal[P])
         best = maxc_lexical(t, y, 0, n, i, P, e0, logx0);
-    else if (logx0 != MAXC_NEG_INF && j - i > 1 && t->phrasal[P])
+    else if (logx0 != MAXC_NEG_INF && j - i > 1 && t->phrasal[P]) {
+        double upper = maxc_upper(t, y, 0, n, i, j, P, e0, logx0);
         for (int b = t->bin_first[P]; b < t->bin_first[P + 1]; b++) {
             int kmin, kmax;
             maxc_splits(t, b, i, j, &kmin, &kmax);
             for (int k = kmin; k <= kmax; k++) {
                 double ks = maxc_binary_kids(t, kids, b, i, k, j);
-                if (ks == MAXC_NEG_INF || ks + MAXC_SLACK < best)
+                if (!maxc_may_beat(ks, upper, best))
                     continue;
                 double gs = maxc_candidate(ks, maxc_binary_item(t, y, 0, n, i, k, j, b),
                                            maxc_binary_exp(y, 0, n, i, k, j, e0), logx0);
@@ -184,6 +185,7 @@ static void cell_binary(const maxc_tables *t, const maxc_layers *y, int n, int i
                 }
             }
         }
+    }
     y->bscore[at] = best;
     y->split[at] = bk;
     y->left[at] = bb < 0 ? -1 : t->bin[bb].left;

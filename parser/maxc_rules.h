@@ -5,7 +5,8 @@
  * The input is a batch of sum-product charts (parser/sum_rules.h: float layers, one
  * power-of-two exponent per cell and layer): the post-unary inside layer (post, epost), the
  * pre-unary outside layer (opre, eopre: what a cell's binary rules send on, as the jar's
- * oScore after its outside pass) and the lexical layer of the one-word cells (pre, epre).
+ * oScore after its outside pass) and the pre-unary inside layer (pre, epre: the lexical
+ * layer in the one-word cells).
  * Sentence s owns the cells c0 .. c0 + n(n+1)/2 - 1 (chart/cell.h order).
  *
  * The jar's doConstrainedMaxCScores, in the log domain with the charts' exponents: the
@@ -113,11 +114,37 @@ static inline CHART_HD double maxc_logpost(double sum, int e, double logx0)
     return fma((double)e, 0.69314718055994530942, maxc_log(sum)) - logx0;
 }
 
+/* Sums split over MAXC_LANES lanes (the binary rules' and the closed unaries', below) add
+ * the lanes' parts in a fixed butterfly: after the step of distance d (16, 8, 4, 2, 1),
+ * lane l holds v[l] + v[l ^ d]. On the device every lane of a warp calls such a sum and
+ * gets the result (the shuffles); on the host the lanes run in turn. */
+#ifdef __CUDA_ARCH__
+static __device__ __forceinline__ double maxc_lanes_add(double v)
+{
+    for (int d = MAXC_LANES / 2; d >= 1; d /= 2)
+        v = v + __shfl_xor_sync(0xffffffffu, v, d);
+    return v;
+}
+#define MAXC_LANE ((int)(threadIdx.x % MAXC_LANES))
+#else
+static inline double maxc_lanes_add(double *v)
+{
+    for (int d = MAXC_LANES / 2; d >= 1; d /= 2) {
+        double w[MAXC_LANES];
+        for (int l = 0; l < MAXC_LANES; l++)
+            w[l] = v[l] + v[l ^ d];
+        memcpy(v, w, sizeof w);
+    }
+    return v[0];
+}
+#endif
+
 /* A binary rule's sum S is taken in two steps: for each row (l, r), V = the sum over the
  * parent's substates p of w(p, l, r) x outside(p), in order, each term one fma (V depends
- * on the parent cell only, not on the split); then S = the sum over the rows in order of
- * V x inside(l) x inside(r), each term one fma (rows with a zero child skipped: their
- * terms are 0). */
+ * on the parent cell only, not on the split); then S, split over MAXC_LANES lanes: lane l
+ * takes rows l, l + MAXC_LANES, ... in order, each term one fma of V and inside(l) x
+ * inside(r) (rows with a zero child skipped: their terms are 0), and the lanes' sums are
+ * added in the butterfly. */
 
 /* V of row r of binary rule b (np parent substates, outside values po). */
 static inline CHART_HD double maxc_row_weight(const maxc_tables *t, int b, int r, int np,
@@ -131,23 +158,39 @@ static inline CHART_HD double maxc_row_weight(const maxc_tables *t, int b, int r
     return v;
 }
 
-/* S of binary rule b: its rows' V at v[0 .. nrow) (NULL: computed here from po), the
- * children lin and rin. */
-static inline CHART_HD double maxc_binary_rows(const maxc_tables *t, int b, const double *v,
+/* Lane l's part of S of binary rule b: its rows' V at v[0 .. nrow) (NULL: computed here
+ * from po), the children lin and rin. */
+static inline CHART_HD double maxc_binary_lane(const maxc_tables *t, int b, const double *v,
                                                const float *po, const float *lin,
-                                               const float *rin)
+                                               const float *rin, int lane)
 {
     const maxc_binary *r = &t->bin[b];
     const int *rl = t->row_l + r->row0, *rr = t->row_r + r->row0;
     int np = t->nsub[r->parent];
     double acc = 0;
-    for (int row = 0; row < r->nrow; row++) {
+    for (int row = lane; row < r->nrow; row += MAXC_LANES) {
         float l = lin[rl[row]], x = rin[rr[row]];
         if (l == 0 || x == 0)
             continue;
         acc = fma(v ? v[row] : maxc_row_weight(t, b, row, np, po), (double)l * (double)x, acc);
     }
     return acc;
+}
+
+/* S of binary rule b (as maxc_binary_lane; on the device every lane of the warp calls
+ * it and gets S). */
+static inline CHART_HD double maxc_binary_rows(const maxc_tables *t, int b, const double *v,
+                                               const float *po, const float *lin,
+                                               const float *rin)
+{
+#ifdef __CUDA_ARCH__
+    return maxc_lanes_add(maxc_binary_lane(t, b, v, po, lin, rin, MAXC_LANE));
+#else
+    double part[MAXC_LANES];
+    for (int l = 0; l < MAXC_LANES; l++)
+        part[l] = maxc_binary_lane(t, b, v, po, lin, rin, l);
+    return maxc_lanes_add(part);
+#endif
 }
 
 /* The closed unaries' sums S are split over MAXC_LANES lanes: their entries (child
@@ -176,30 +219,6 @@ static inline CHART_HD double maxc_unary_lane(const maxc_tables *t, int u, int n
     return acc;
 }
 
-/* The lanes' parts added in a fixed butterfly: after the step of distance d (16, 8, 4, 2,
- * 1), lane l holds v[l] + v[l ^ d]. On the device every lane of a warp calls the sums below
- * and gets the result (the shuffles); on the host the lanes run in turn. */
-#ifdef __CUDA_ARCH__
-static __device__ __forceinline__ double maxc_lanes_add(double v)
-{
-    for (int d = MAXC_LANES / 2; d >= 1; d /= 2)
-        v = v + __shfl_xor_sync(0xffffffffu, v, d);
-    return v;
-}
-#define MAXC_LANE ((int)(threadIdx.x % MAXC_LANES))
-#else
-static inline double maxc_lanes_add(double *v)
-{
-    for (int d = MAXC_LANES / 2; d >= 1; d /= 2) {
-        double w[MAXC_LANES];
-        for (int l = 0; l < MAXC_LANES; l++)
-            w[l] = v[l] + v[l ^ d];
-        memcpy(v, w, sizeof w);
-    }
-    return v[0];
-}
-#endif
-
 /* The sum S of closed unary u: parent values po (np), child values cin (nc). */
 static inline CHART_HD double maxc_unary_sum(const maxc_tables *t, int u, int np, int nc,
                                              const float *po, const float *cin)
@@ -218,11 +237,17 @@ static inline CHART_HD double maxc_unary_sum(const maxc_tables *t, int u, int np
  *
  * The best candidate of P over (i, j) is the one with the largest score, the first in the
  * jar's order (binary: rule, then split; unary: rule) among equals: order-independent, so
- * the device takes it with a parallel reduction. The jar skips a candidate whose children's
- * scores alone cannot beat the best so far, which is exact when every log posterior is <= 0;
- * the cpu engine skips it only when they cannot come within MAXC_SLACK of it, which is exact
- * as long as no log posterior exceeds MAXC_SLACK (float rounding makes them exceed 0 by
- * about 1e-6 at most), so both engines take the same candidate. */
+ * the device takes it with a parallel reduction.
+ *
+ * Most binary candidates cannot be the best, and their sums are skipped. The jar skips a
+ * candidate whose children's scores alone cannot beat the best so far (exact when every log
+ * posterior is <= 0). The engines skip one whose children's scores plus P's upper bound
+ * (maxc_upper: no binary candidate of P over (i, j) has a larger log posterior) cannot come
+ * within MAXC_SLACK of a candidate's score: the best so far on the cpu engine, the best of
+ * a few candidates taken first on the device (maxc_kernels.cu). A skipped candidate is
+ * therefore below the best, as long as float rounding moves no log posterior by MAXC_SLACK
+ * (it moves them by about 1e-6), and both engines take the same candidate whichever they
+ * skip. */
 
 #define MAXC_SLACK 0.01
 
@@ -311,6 +336,36 @@ static inline CHART_HD double maxc_candidate(double kids, double s, int e, doubl
     return kids + maxc_logpost(s, e, logx0);
 }
 
+/* The upper bound of P's binary candidates over (i, j): their posteriors add up to P's
+ * pre-unary inside score times its outside, so no log posterior exceeds the log of that
+ * (at most 0). The float inside layer can have lost to underflow (values below the normal
+ * range flushed to 0) up to 2^-126 per term at its exponent (sum_rules.h), less than
+ * MAXC_LOST = 2^-100 for 2^26 terms: each inside value counts as that much larger. 0 (no
+ * bound) for a cell without binary terms. */
+#define MAXC_LOST 0x1p-100
+
+static inline CHART_HD double maxc_upper(const maxc_tables *t, const maxc_layers *y, long c0,
+                                         int n, int i, int j, int P, int e0, double logx0)
+{
+    size_t cell = (size_t)c0 + chart_cell(n, i, j);
+    if (y->epre[cell] <= CHART_EXP_NONE || y->eopre[cell] <= CHART_EXP_NONE)
+        return 0;
+    const float *po = y->opre + cell * y->nsub + t->sub_offset[P];
+    const float *in = y->pre + cell * y->nsub + t->sub_offset[P];
+    double s = 0;
+    for (int x = 0; x < t->nsub[P]; x++)
+        s = fma((double)po[x], (double)in[x] + MAXC_LOST, s);
+    double u = maxc_candidate(0, s, y->eopre[cell] + y->epre[cell] - e0, logx0);
+    return u == MAXC_NEG_INF || u > 0 ? 0 : u;
+}
+
+/* 1 if a binary candidate whose children score ks (MAXC_NEG_INF: it has none) may come
+ * within MAXC_SLACK of `best`, its parent's bound being `upper`. */
+static inline CHART_HD int maxc_may_beat(double ks, double upper, double best)
+{
+    return ks != MAXC_NEG_INF && ks + upper + MAXC_SLACK >= best;
+}
+
 /* The exponent of binary candidate (b, k) over (i, j): outside(parent) + both children's. */
 static inline CHART_HD int maxc_binary_exp(const maxc_layers *y, long c0, int n, int i, int k,
                                            int j, int e0)
@@ -325,6 +380,15 @@ static inline CHART_HD double maxc_binary_kids(const maxc_tables *t, const doubl
 {
     double ls = kids[(long)(k - i - 1) * t->nsym + t->bin[b].left];
     double rs = kids[(long)(j - i - 1 + k - i - 1) * t->nsym + t->bin[b].right];
+    return ls == MAXC_NEG_INF || rs == MAXC_NEG_INF ? MAXC_NEG_INF : ls + rs;
+}
+
+/* The same, read from the score arrays. */
+static inline CHART_HD double maxc_binary_scores(const maxc_tables *t, const maxc_layers *y,
+                                                 long c0, int n, int i, int k, int j, int b)
+{
+    double ls = y->score[(size_t)(c0 + (long)chart_cell(n, i, k)) * t->nsym + t->bin[b].left];
+    double rs = y->score[(size_t)(c0 + (long)chart_cell(n, k, j)) * t->nsym + t->bin[b].right];
     return ls == MAXC_NEG_INF || rs == MAXC_NEG_INF ? MAXC_NEG_INF : ls + rs;
 }
 

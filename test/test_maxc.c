@@ -2,7 +2,9 @@
  * the C library's log; the butterfly of the lanes; node codes into trees (and malformed codes
  * refused); the cpu engine's max-rule trees against the ref engine's (maxrule/, the jar's
  * double arithmetic) on dev sentences of sample-sm3, the scores within 1e-4; a 200-word
- * sentence gives a tree with finite scores. The gpu engine's bits are checked against these
+ * sentence gives a tree with finite scores; no binary candidate's log posterior exceeds its
+ * parent's upper bound (maxc_upper), which lets the engines skip candidates. The gpu
+ * engine's bits are checked against these
  * in test_gpu_maxrule.c. */
 #include <criterion/criterion.h>
 #include <float.h>
@@ -12,6 +14,8 @@
 #include <string.h>
 
 #include "../maxrule/maxrule.h"
+#include "../chart/cell.h"
+#include "../parser/cpu_sum.h"
 #include "../parser/maxc.h"
 #include "../parser/parser.h"
 #include "test_dev.h"
@@ -77,6 +81,78 @@ Test(maxc, node_codes_to_tree)
                  maxc_node_word(1)};
     cr_assert_eq(maxc_tree_build(g, two, 4, words, &t), CKY_ERR_FORMAT); /* two trees */
     grammar_free(g);
+}
+
+/* The engines skip a binary candidate when its children's scores plus its parent's bound
+ * (maxc_upper, at most 0) come more than MAXC_SLACK below a candidate's score: exact when no
+ * candidate's log posterior is above that bound by MAXC_SLACK. Checked for every candidate
+ * of dev sentences, with a margin of a hundred. */
+static void check_upper(const char *gr, int nsent, int maxlen)
+{
+    grammar *g;
+    cr_assert_eq(grammar_load(gr, &g), CKY_OK, "%s", cky_last_error());
+    maxc_host *h;
+    cr_assert_eq(maxc_host_new(g, &h), CKY_OK, "%s", cky_last_error());
+    const maxc_tables *t = &h->t;
+    cpu_engine *e;
+    cpu_engine_options o = {2, 0, CKY_BUILD "/test-cache"};
+    cr_assert_eq(cpu_engine_new(g, &o, &e), CKY_OK, "%s", cky_last_error());
+    sentence s[16];
+    int n = dev_sentences(nsent, maxlen, s);
+    cr_assert_eq(n, nsent);
+    sum_chart *c[16];
+    cr_assert_eq(cpu_engine_inside_sum(e, s, n, c), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(cpu_engine_outside_sum(e, c, n), CKY_OK, "%s", cky_last_error());
+    double worst = -INFINITY; /* the largest log posterior less its bound */
+    long candidates = 0, below = 0;
+    for (int m = 0; m < n; m++) {
+        maxc_layers y = {c[m]->nsub, c[m]->post, c[m]->opre, c[m]->pre,
+                         c[m]->epost, c[m]->eopre, c[m]->epre, NULL, NULL, NULL, NULL, NULL, NULL};
+        int e0, len = c[m]->n;
+        double logx0 = maxc_root(t, &y, 0, len, &e0);
+        cr_assert(isfinite(logx0), "sentence %d has a parse", m);
+        for (int d = 2; d <= len; d++)
+            for (int i = 0, j = d; j <= len; i++, j++)
+                for (int P = 0; P < t->nsym; P++) {
+                    if (!t->phrasal[P])
+                        continue;
+                    double upper = maxc_upper(t, &y, 0, len, i, j, P, e0, logx0);
+                    cr_assert(upper <= 0);
+                    for (int b = t->bin_first[P]; b < t->bin_first[P + 1]; b++)
+                        for (int k = i + 1; k < j; k++) {
+                            if (!maxc_binary_at(t, b, i, k, j))
+                                continue;
+                            double lp = maxc_candidate(
+                                0, maxc_binary_item(t, &y, 0, len, i, k, j, b),
+                                maxc_binary_exp(&y, 0, len, i, k, j, e0), logx0);
+                            if (lp == -INFINITY)
+                                continue;
+                            candidates++;
+                            below += lp < upper - 1;
+                            worst = fmax(worst, lp - upper);
+                            cr_assert(lp <= upper + MAXC_SLACK / 100 && lp <= MAXC_SLACK / 100,
+                                      "sentence %d, cell (%d, %d), rule %d, split %d: log "
+                                      "posterior %.17g, bound %.17g",
+                                      m, i, j, b, k, lp, upper);
+                        }
+                }
+        sum_chart_free(c[m]);
+        sentence_free(&s[m]);
+    }
+    /* the bound is no formality: most candidates are far below it */
+    cr_assert(below > candidates / 2, "%ld of %ld candidates more than 1 below their bound",
+              below, candidates);
+    fprintf(stderr, "maxc: %s, %ld candidates: largest log posterior less its bound %.3g\n",
+            gr, candidates, worst);
+    cpu_engine_free(e);
+    maxc_host_free(h);
+    grammar_free(g);
+}
+
+Test(maxc, upper_bound_holds_sm1) { check_upper(GRAMMARS "sample-sm1/sample-sm1.gr", 12, 30); }
+Test(maxc, upper_bound_holds_sm3, .timeout = 300)
+{
+    check_upper(GRAMMARS "sample-sm3/sample-sm3.gr", 6, 25);
 }
 
 static void parse(const grammar *g, parser_engine engine, const sentence *s, int n,
