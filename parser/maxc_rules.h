@@ -247,7 +247,9 @@ static inline CHART_HD double maxc_unary_sum(const maxc_tables *t, int u, int np
  * a few candidates taken first on the device (maxc_kernels.cu). A skipped candidate is
  * therefore below the best, as long as float rounding moves no log posterior by MAXC_SLACK
  * (it moves them by about 1e-6), and both engines take the same candidate whichever they
- * skip. */
+ * skip. A closed unary is skipped, as the jar does, when its child's score cannot come
+ * within MAXC_SLACK of the parent's score before the unaries (the device) or of the best so
+ * far, that score included (the cpu engine); a unary is taken only when it beats it. */
 
 #define MAXC_SLACK 0.01
 
