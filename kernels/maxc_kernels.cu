@@ -36,8 +36,8 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 }
 
 /* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), the first candidates
- * (MAXC_LANES per symbol), a window's candidates (MAXC_WINDOW ints and a count), a byte per
- * rule. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed cells in turn, each
+ * (MAXC_LANES per symbol), a window's candidates (MAXC_WINDOW ints and a count), a counter
+ * of symbols, a byte per rule. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed cells in turn, each
  * with its own rows' V in global scratch (a large grammar's take megabytes). */
 #define MAXC_WINDOW 4096
 #define MAXC_SUMS_PER_SM 4
@@ -45,7 +45,7 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 static size_t sums_shared_bytes(const maxc_tables *t)
 {
     return 2 * (size_t)t->nsym * sizeof(double) +
-           ((size_t)t->nsym * MAXC_LANES + MAXC_WINDOW + 1) * sizeof(int) + (size_t)t->nbin;
+           ((size_t)t->nsym * MAXC_LANES + MAXC_WINDOW + 2) * sizeof(int) + (size_t)t->nbin;
 }
 
 /* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
@@ -84,6 +84,17 @@ static __device__ void rows_v(const maxc_tables *t, const maxc_layers *y, size_t
     __syncthreads();
 }
 
+/* The next symbol for the calling warp, those with the most rows first (next: the block's
+ * counter), or -1 when none is left. */
+static __device__ int next_symbol(const maxc_tables *t, int *next)
+{
+    int at = 0;
+    if (threadIdx.x % MAXC_LANES == 0)
+        at = atomicAdd(next, 1);
+    at = __shfl_sync(0xffffffffu, at, 0);
+    return at < t->nsym ? t->by_rows[at] : -1;
+}
+
 /* The sum S of binary candidate (b, k) of cell (i, j) from its rule's V (every lane of the
  * warp calls it). */
 static __device__ double item_sum(const maxc_tables *t, const maxc_layers *y, long c0, int n,
@@ -107,8 +118,9 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
     double *v = rows + (size_t)blockIdx.x * t.nrow; /* the block's rows' V */
     int *first = (int *)(upper + t.nsym);
     int *window = first + t.nsym * MAXC_LANES, *count = window + MAXC_WINDOW;
-    unsigned char *need = (unsigned char *)(count + 1); /* per rule: its V is there (1) or
-                                                           wanted (2) */
+    int *next = count + 1; /* the symbols' counter of next_symbol */
+    unsigned char *need = (unsigned char *)(next + 1); /* per rule: its V is there (1) or
+                                                          wanted (2) */
     long items = (long)(span - 1) * t.nbin; /* a cell's sums */
     for (int m = blockIdx.x; m < ncell; m += gridDim.x) { /* cell m of the list */
         const int *c = cells + 3 * m;
@@ -119,10 +131,12 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         double logx0 = maxc_root(&t, &y, c0, n, &e0);
         for (int b = threadIdx.x; b < t.nbin; b += blockDim.x)
             need[b] = 0;
+        if (threadIdx.x == 0)
+            *next = 0;
         __syncthreads();
         /* P's upper bound, and its first candidates: each lane's the one of its rules whose
-         * children score the most */
-        for (int P = warp; P < t.nsym; P += warps) {
+         * children score the most (a warp per symbol, the heaviest first) */
+        for (int P; (P = next_symbol(&t, next)) >= 0;) {
             double top = MAXC_NEG_INF;
             long x = -1;
             if (logx0 != MAXC_NEG_INF && t.phrasal[P])
@@ -145,9 +159,11 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
                                ? maxc_upper(&t, &y, c0, n, i, j, P, e0, logx0) : 0;
         }
         __syncthreads();
+        if (threadIdx.x == 0)
+            *next = 0;
         rows_v(&t, &y, cell, need, v);
         /* the bound: the best of the first candidates, each summed by the warp */
-        for (int P = warp; P < t.nsym; P += warps) {
+        for (int P; (P = next_symbol(&t, next)) >= 0;) {
             double g = MAXC_NEG_INF;
             for (int q = 0; q < MAXC_LANES; q++) {
                 int x = first[P * MAXC_LANES + q];

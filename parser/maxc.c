@@ -8,7 +8,7 @@
 /* The block's layout: each array at an offset aligned to 16 bytes. */
 typedef struct layout {
     size_t sub_offset, nsub, phrasal, bin_first, bin, row_l, row_r, row_rule, bw, un_first, un,
-        uw, path;
+        uw, path, by_rows;
 } layout;
 
 static size_t take(size_t *at, size_t bytes)
@@ -38,7 +38,37 @@ static maxc_tables tables_at(const grammar *g, const layout *l, const char *base
         .un = (const maxc_unary *)(base + l->un),
         .uw = (const float *)(base + l->uw),
         .path = (const int *)(base + l->path),
+        .by_rows = (const int *)(base + l->by_rows),
     };
+}
+
+/* The symbols in decreasing order of their binary rules' rows (then by number). */
+typedef struct sym_rows {
+    long rows;
+    int sym;
+} sym_rows;
+
+static int by_rows_cmp(const void *a, const void *b)
+{
+    const sym_rows *x = a, *y = b;
+    return x->rows != y->rows ? (x->rows < y->rows ? 1 : -1) : x->sym - y->sym;
+}
+
+static cky_status sort_by_rows(const grammar *g, int *order)
+{
+    sym_rows *s = malloc((size_t)g->nsym * sizeof *s);
+    if (!s)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (int P = 0; P < g->nsym; P++) {
+        s[P] = (sym_rows){0, P};
+        for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++)
+            s[P].rows += g->binary[b].nrow;
+    }
+    qsort(s, (size_t)g->nsym, sizeof *s, by_rows_cmp);
+    for (int P = 0; P < g->nsym; P++)
+        order[P] = s[P].sym;
+    free(s);
+    return CKY_OK;
 }
 
 cky_status maxc_host_new(const grammar *g, maxc_host **out)
@@ -78,6 +108,7 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     l->un = take(&at, (size_t)s->n * sizeof(maxc_unary));
     l->uw = take(&at, uw * sizeof(float));
     l->path = take(&at, ns * ns * sizeof(int));
+    l->by_rows = take(&at, ns * sizeof(int));
     char *block = calloc(1, at);
     if (!block) {
         free(block);
@@ -120,6 +151,12 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
             v[x + e] = (float)r->prob[e];
         x += cells;
     }
+    cky_status st = sort_by_rows(g, (int *)(block + l->by_rows));
+    if (st) {
+        free(block);
+        free(h);
+        return st;
+    }
     h->block = block;
     h->bytes = at;
     h->t = tables_at(g, l, block, (int)rows);
@@ -153,6 +190,7 @@ maxc_tables maxc_tables_at(const maxc_host *h, const void *base)
     MOVE(un);
     MOVE(uw);
     MOVE(path);
+    MOVE(by_rows);
 #undef MOVE
     return t;
 }

@@ -65,6 +65,8 @@ typedef struct maxc_tables {
     const maxc_unary *un;
     const float *uw;
     const int *path;                     /* [nsym * nsym]: closedSumPaths, or 0 */
+    const int *by_rows;                  /* [nsym]: the symbols, most binary rule rows first
+                                            (the device's work order) */
 } maxc_tables;
 
 /* The charts of a batch and the max-c arrays ([cells][nsym]), in one memory space. */
