@@ -37,8 +37,9 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 
 /* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), the first candidates
  * (MAXC_LANES per symbol), a window's candidates (MAXC_WINDOW ints and a count), a counter
- * of symbols, a byte per rule. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed cells in turn, each
- * with its own rows' V in global scratch (a large grammar's take megabytes). */
+ * of symbols, a byte per rule. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the
+ * listed cells in turn, each with its own rows' V in global scratch (a large grammar's take
+ * megabytes). */
 #define MAXC_WINDOW 4096
 #define MAXC_SUMS_PER_SM 4
 
