@@ -378,22 +378,28 @@ static inline CHART_HD int maxc_binary_exp(const maxc_layers *y, long c0, int n,
            y->epost[c0 + (long)chart_cell(n, k, j)] - e0;
 }
 
+/* Two children's scores together (MAXC_NEG_INF when either is). */
+static inline CHART_HD double maxc_pair(double ls, double rs)
+{
+    return ls == MAXC_NEG_INF || rs == MAXC_NEG_INF ? MAXC_NEG_INF : ls + rs;
+}
+
 /* The children's scores of binary candidate (b, k) over (i, j) from the cell's kids. */
 static inline CHART_HD double maxc_binary_kids(const maxc_tables *t, const double *kids, int b,
                                                int i, int k, int j)
 {
-    double ls = kids[(long)(k - i - 1) * t->nsym + t->bin[b].left];
-    double rs = kids[(long)(j - i - 1 + k - i - 1) * t->nsym + t->bin[b].right];
-    return ls == MAXC_NEG_INF || rs == MAXC_NEG_INF ? MAXC_NEG_INF : ls + rs;
+    return maxc_pair(kids[(long)(k - i - 1) * t->nsym + t->bin[b].left],
+                     kids[(long)(j - i - 1 + k - i - 1) * t->nsym + t->bin[b].right]);
 }
 
-/* The same, read from the score arrays. */
+/* The same, read from the score arrays (the same value: the device's two kernels must agree
+ * on which candidates they skip). */
 static inline CHART_HD double maxc_binary_scores(const maxc_tables *t, const maxc_layers *y,
                                                  long c0, int n, int i, int k, int j, int b)
 {
-    double ls = y->score[(size_t)(c0 + (long)chart_cell(n, i, k)) * t->nsym + t->bin[b].left];
-    double rs = y->score[(size_t)(c0 + (long)chart_cell(n, k, j)) * t->nsym + t->bin[b].right];
-    return ls == MAXC_NEG_INF || rs == MAXC_NEG_INF ? MAXC_NEG_INF : ls + rs;
+    return maxc_pair(
+        y->score[(size_t)(c0 + (long)chart_cell(n, i, k)) * t->nsym + t->bin[b].left],
+        y->score[(size_t)(c0 + (long)chart_cell(n, k, j)) * t->nsym + t->bin[b].right]);
 }
 
 /* The lexical score of POS tag P over word i (cell (i, i + 1)). */
