@@ -76,7 +76,7 @@ static __device__ void rows_v(const maxc_tables *t, const maxc_layers *y, size_t
         const maxc_binary *r = &t->bin[b];
         const float *po = y->opre + cell * y->nsub + t->sub_offset[r->parent];
         for (int row = lane; row < r->nrow; row += MAXC_LANES)
-            v[r->row0 + row] = maxc_row_weight(t, b, row, t->nsub[r->parent], po);
+            v[r->row0 + row] = maxc_row_weight(t, b, row, po);
     }
     __syncthreads();
     for (int b = threadIdx.x; b < t->nbin; b += blockDim.x)

@@ -7,7 +7,8 @@
 
 /* The block's layout: each array at an offset aligned to 16 bytes. */
 typedef struct layout {
-    size_t sub_offset, nsub, phrasal, bin_first, bin, row_l, row_r, row_rule, bw, un_first, un,
+    size_t sub_offset, nsub, phrasal, bin_first, bin, row_l, row_r, row_rule, row_nz, nz_p, nz_w,
+        un_first, un,
         uw, path, by_rows;
 } layout;
 
@@ -33,7 +34,9 @@ static maxc_tables tables_at(const grammar *g, const layout *l, const char *base
         .row_l = (const int *)(base + l->row_l),
         .row_r = (const int *)(base + l->row_r),
         .row_rule = (const int *)(base + l->row_rule),
-        .bw = (const float *)(base + l->bw),
+        .row_nz = (const int *)(base + l->row_nz),
+        .nz_p = (const unsigned short *)(base + l->nz_p),
+        .nz_w = (const float *)(base + l->nz_w),
         .un_first = (const int *)(base + l->un_first),
         .un = (const maxc_unary *)(base + l->un),
         .uw = (const float *)(base + l->uw),
@@ -76,20 +79,25 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     const grammar_sum_closure *s = g->sum;
     if (!s)
         return cky_fail(CKY_ERR_UNSUPPORTED, "%s: max-rule needs the sum closure", g->source);
-    size_t rows = 0, bw = 0, uw = 0, ns = (size_t)g->nsym;
+    size_t rows = 0, nz = 0, uw = 0, ns = (size_t)g->nsym;
     for (int b = 0; b < g->nbinary; b++) {
         const grammar_binary *r = &g->binary[b];
         if (!r->prob)
             return cky_fail(CKY_ERR_UNSUPPORTED, "%s: max-rule needs the rules' linear "
                             "probabilities", g->source);
         rows += (size_t)r->nrow;
-        bw += (size_t)r->nrow * g->nsub[r->parent];
+        for (size_t e = 0; e < (size_t)r->nrow * g->nsub[r->parent]; e++)
+            nz += (float)r->prob[e] != 0;
     }
     for (int u = 0; u < s->n; u++)
         uw += (size_t)g->nsub[s->rule[u].parent] * g->nsub[s->rule[u].child];
-    if (rows > (size_t)1 << 30 || bw > (size_t)1 << 30 || uw > (size_t)1 << 30)
+    if (rows > (size_t)1 << 30 || nz > (size_t)1 << 30 || uw > (size_t)1 << 30)
         return cky_fail(CKY_ERR_UNSUPPORTED, "%s: %zu rule rows and %zu + %zu weights: too "
-                        "many for the max-c tables' int offsets", g->source, rows, bw, uw);
+                        "many for the max-c tables' int offsets", g->source, rows, nz, uw);
+    for (size_t P = 0; P < ns; P++)
+        if (g->nsub[P] > 65536)
+            return cky_fail(CKY_ERR_UNSUPPORTED, "%s: %d substates: too many for the max-c "
+                            "tables", g->source, g->nsub[P]);
     maxc_host *h = calloc(1, sizeof *h);
     if (!h)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -103,7 +111,9 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     l->row_l = take(&at, rows * sizeof(int));
     l->row_r = take(&at, rows * sizeof(int));
     l->row_rule = take(&at, rows * sizeof(int));
-    l->bw = take(&at, bw * sizeof(float));
+    l->row_nz = take(&at, (rows + 1) * sizeof(int));
+    l->nz_p = take(&at, nz * sizeof(unsigned short));
+    l->nz_w = take(&at, nz * sizeof(float));
     l->un_first = take(&at, (ns + 1) * sizeof(int));
     l->un = take(&at, (size_t)s->n * sizeof(maxc_unary));
     l->uw = take(&at, uw * sizeof(float));
@@ -124,22 +134,29 @@ cky_status maxc_host_new(const grammar *g, maxc_host **out)
     maxc_binary *bin = (maxc_binary *)(block + l->bin);
     int *rl = (int *)(block + l->row_l), *rr = (int *)(block + l->row_r);
     int *rb = (int *)(block + l->row_rule);
-    float *w = (float *)(block + l->bw);
+    int *row_nz = (int *)(block + l->row_nz);
+    unsigned short *nz_p = (unsigned short *)(block + l->nz_p);
+    float *nz_w = (float *)(block + l->nz_w);
     size_t row = 0, x = 0;
     for (int b = 0; b < g->nbinary; b++) {
         const grammar_binary *r = &g->binary[b];
         size_t np = (size_t)g->nsub[r->parent];
-        bin[b] = (maxc_binary){r->parent, r->left, r->right, r->nrow, (int)row, (int)x};
+        bin[b] = (maxc_binary){r->parent, r->left, r->right, r->nrow, (int)row};
         memcpy(rl + row, r->row_l, (size_t)r->nrow * sizeof(int));
         memcpy(rr + row, r->row_r, (size_t)r->nrow * sizeof(int));
-        for (int q = 0; q < r->nrow; q++)
-            rb[row + q] = b;
-        for (size_t row2 = 0; row2 < (size_t)r->nrow; row2++) /* parent-major */
-            for (size_t p = 0; p < np; p++)
-                w[x + p * r->nrow + row2] = (float)r->prob[row2 * np + p];
-        row += (size_t)r->nrow;
-        x += (size_t)r->nrow * np;
+        for (int q = 0; q < r->nrow; q++, row++) {
+            rb[row] = b;
+            row_nz[row] = (int)x;
+            for (size_t p = 0; p < np; p++) {
+                float w = (float)r->prob[q * np + p];
+                if (w != 0) {
+                    nz_p[x] = (unsigned short)p;
+                    nz_w[x++] = w;
+                }
+            }
+        }
     }
+    row_nz[row] = (int)x;
     maxc_unary *un = (maxc_unary *)(block + l->un);
     float *v = (float *)(block + l->uw);
     x = 0;
@@ -185,7 +202,9 @@ maxc_tables maxc_tables_at(const maxc_host *h, const void *base)
     MOVE(row_l);
     MOVE(row_r);
     MOVE(row_rule);
-    MOVE(bw);
+    MOVE(row_nz);
+    MOVE(nz_p);
+    MOVE(nz_w);
     MOVE(un_first);
     MOVE(un);
     MOVE(uw);
