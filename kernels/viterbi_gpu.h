@@ -77,6 +77,10 @@ typedef struct kviterbi_tables {
  * kviterbi_csr_build, and GPU_CHECK's for the device calls; *out is NULL then. */
 cky_status kviterbi_tables_new(const grammar *g, kviterbi_tables **out);
 
+/* Upload tables built by kviterbi_csr_build (h stays the caller's) to the current device
+ * (synchronously). GPU_CHECK's errors; *out is NULL then. */
+cky_status kviterbi_tables_upload(const kviterbi_csr *h, kviterbi_tables **out);
+
 /* Free the device tables; NULL is fine. */
 void kviterbi_tables_free(kviterbi_tables *t);
 

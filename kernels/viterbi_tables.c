@@ -243,31 +243,35 @@ static cky_status upload_all(const kviterbi_csr *h, kviterbi_csr *d)
     return CKY_OK;
 }
 
-cky_status kviterbi_tables_new(const grammar *g, kviterbi_tables **out)
+cky_status kviterbi_tables_upload(const kviterbi_csr *h, kviterbi_tables **out)
 {
     *out = NULL;
-    kviterbi_csr h;
-    cky_status st = kviterbi_csr_build(g, &h);
-    if (st)
-        return st;
     kviterbi_tables *t = calloc(1, sizeof *t);
-    if (!t) {
-        kviterbi_csr_free_host(&h);
+    if (!t)
         return cky_fail(CKY_ERR_NOMEM, "viterbi tables: out of memory");
-    }
-    t->dev.nsym = h.nsym;
-    t->dev.nsub = h.nsub;
-    t->dev.root = h.root;
-    t->dev.nbinary = h.nbinary;
-    t->dev.nunary = h.nunary;
-    st = upload_all(&h, &t->dev);
-    kviterbi_csr_free_host(&h);
+    t->dev.nsym = h->nsym;
+    t->dev.nsub = h->nsub;
+    t->dev.root = h->root;
+    t->dev.nbinary = h->nbinary;
+    t->dev.nunary = h->nunary;
+    cky_status st = upload_all(h, &t->dev);
     if (st) {
         kviterbi_tables_free(t);
         return st;
     }
     *out = t;
     return CKY_OK;
+}
+
+cky_status kviterbi_tables_new(const grammar *g, kviterbi_tables **out)
+{
+    *out = NULL;
+    kviterbi_csr h = {0};
+    cky_status st = kviterbi_csr_build(g, &h);
+    if (!st)
+        st = kviterbi_tables_upload(&h, out);
+    kviterbi_csr_free_host(&h);
+    return st;
 }
 
 void kviterbi_tables_free(kviterbi_tables *t)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../kernels/kernels.h"
+#include "../util/workers.h"
 
 #define DEFAULT_WIDTH (1 << 17) /* work items per workspace: a launch must fill 132 SMs */
 #define DEFAULT_BLOCK_TILES 4
@@ -155,13 +156,33 @@ static void *compile_main(void *arg)
     return NULL;
 }
 
-/* Open device `id` (its context) and compile the kernels for it, in parallel when the
- * device's architecture can be read before its context exists; d->prog is set on success. */
-static cky_status dev_open_compile(gpu_dev *d, int id)
+/* The grammar's search tables for the tree pass and the unary step, built in host memory
+ * on a host thread of their own beside the two (eng-sm6-shape: 0.3 s). */
+typedef struct tables_task {
+    const grammar *g;
+    kviterbi_csr h;
+    cky_status st;
+    char error[1024];
+} tables_task;
+
+static void *tables_main(void *arg)
+{
+    tables_task *t = arg;
+    if ((t->st = kviterbi_csr_build(t->g, &t->h)))
+        snprintf(t->error, sizeof t->error, "%s", cky_last_error());
+    return NULL;
+}
+
+/* Open device `id` (its context), compile the kernels for it (d->prog) and build the
+ * search tables (*h, host memory), in parallel where the threads start (the compile also
+ * needs the device's architecture before its context exists). */
+static cky_status dev_open_compile(gpu_dev *d, int id, kviterbi_csr *h)
 {
     compile_task t = {.g = d->g, .cache_dir = d->cache_dir};
+    tables_task tt = {.g = d->g};
     int major = 0, minor = 0, started = 0;
-    pthread_t thread;
+    pthread_t thread, tables;
+    int tables_started = pthread_create(&tables, NULL, tables_main, &tt) == 0;
     if (id >= 0 && id < gpu_count() &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) == cudaSuccess) {
@@ -176,26 +197,64 @@ static cky_status dev_open_compile(gpu_dev *d, int id)
         snprintf(t.arch, sizeof t.arch, "sm_%d%d", d->info.cc_major, d->info.cc_minor);
         compile_main(&t);
     }
+    if (tables_started)
+        pthread_join(tables, NULL);
+    else
+        tables_main(&tt);
     d->prog = t.prog;
+    *h = tt.h;
     if (!st && t.st)
         st = cky_fail(t.st, "%s", t.error);
+    if (!st && tt.st)
+        st = cky_fail(tt.st, "%s", tt.error);
     return st;
+}
+
+/* The kernels of a program loaded by a few host threads (a module load takes a
+ * millisecond or two, and eng-sm6-shape has 128). */
+#define LOAD_THREADS 8
+
+typedef struct load_job {
+    const codegen_program *p;
+    gpu_kernel **kernel;
+    int next;       /* the next kernel to load, in family order (atomic) */
+    int total;
+    cky_status st;  /* the first failure */
+    char error[1024];
+    pthread_mutex_t lock;
+} load_job;
+
+static void *load_worker(void *arg)
+{
+    load_job *j = arg;
+    for (int x; (x = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->total;) {
+        int f = 0;
+        while (x >= j->p->part[f].nkernel)
+            x -= j->p->part[f++].nkernel;
+        const codegen_compiled *c = &j->p->kernel[f][x];
+        cky_status st = gpu_kernel_load(c->cubin, c->cubin_size, c->name, &j->kernel[f][x]);
+        pthread_mutex_lock(&j->lock);
+        if (st && !j->st) {
+            j->st = st;
+            snprintf(j->error, sizeof j->error, "%s", cky_last_error());
+        }
+        pthread_mutex_unlock(&j->lock);
+    }
+    return NULL;
 }
 
 cky_status gpu_dev_load_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
 {
+    load_job j = {.p = p, .kernel = kernel, .lock = PTHREAD_MUTEX_INITIALIZER};
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         int nk = p->part[f].nkernel;
         if (!(kernel[f] = calloc((size_t)nk + 1, sizeof **kernel)))
             return cky_fail(CKY_ERR_NOMEM, "out of memory");
-        for (int k = 0; k < nk; k++) {
-            const codegen_compiled *c = &p->kernel[f][k];
-            cky_status st = gpu_kernel_load(c->cubin, c->cubin_size, c->name, &kernel[f][k]);
-            if (st)
-                return st;
-        }
+        j.total += nk;
     }
-    return CKY_OK;
+    workers_run(j.total < LOAD_THREADS ? j.total : LOAD_THREADS, load_worker, &j);
+    pthread_mutex_destroy(&j.lock);
+    return j.st ? cky_fail(j.st, "%s", j.error) : CKY_OK;
 }
 
 void gpu_dev_unload_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
@@ -208,10 +267,10 @@ void gpu_dev_unload_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN
     }
 }
 
-/* Load the compiled kernels, upload the tables, make the workspaces and the stream. */
-static cky_status dev_load(gpu_dev *d)
+/* Load the compiled kernels, upload the search tables h, make the workspaces and the
+ * stream. */
+static cky_status dev_load(gpu_dev *d, const kviterbi_csr *h)
 {
-    const grammar *g = d->g;
     cky_status st = gpu_dev_load_kernels(d->prog, d->kernel);
     if (st)
         return st;
@@ -219,7 +278,7 @@ static cky_status dev_load(gpu_dev *d)
     for (int c = 0; c < 2; c++)
         if ((st = upload((void **)&d->d_row[c], cl->global[c], (size_t)cl->n[c] * sizeof(int))))
             return st;
-    if ((st = kviterbi_tables_new(g, &d->tables)))
+    if ((st = kviterbi_tables_upload(h, &d->tables)))
         return st;
     int rows = cl->n[CODEGEN_X] > cl->n[CODEGEN_T] ? cl->n[CODEGEN_X] : cl->n[CODEGEN_T];
     d->tile = (rows ? rows : 1) * KERNELS_TILE;
@@ -255,14 +314,16 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
         free(d);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
-    cky_status st = dev_open_compile(d, o->device);
+    kviterbi_csr h = {0};
+    cky_status st = dev_open_compile(d, o->device, &h);
     if (!st) {
         d->chunk = o->chunk >= 0 ? o->chunk : d->info.sm_count;
         snprintf(d->desc, sizeof d->desc, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB)",
                  d->info.name, d->info.id, d->info.cc_major, d->info.cc_minor,
                  d->info.sm_count, d->info.total_memory / 1073741824.0);
-        st = dev_load(d);
+        st = dev_load(d, &h);
     }
+    kviterbi_csr_free_host(&h);
     if (st) {
         gpu_dev_free(d);
         return st;
