@@ -7,8 +7,10 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/gpu_check.h"
+#include "../util/workers.h"
 
 /* The launcher hands nodes to the device as 5 ints each: the layout must match. */
 _Static_assert(sizeof(viterbi_node) == 5 * sizeof(int), "viterbi_node is 5 packed ints");
@@ -65,21 +67,72 @@ static void prefix_sum(int *first, int nsub)
         first[p + 1] += first[p];
 }
 
-/* Count the finite entries per parent substate into first[p + 1]; the total in *total. */
-static void count_binary(const grammar *g, int *first, long *total)
+/* Count parent symbol P's finite binary entries per parent substate into first[p + 1]. */
+static void count_binary(const grammar *g, int P, int *first)
 {
-    long n = 0;
-    for (int b = 0; b < g->nbinary; b++) {
+    int np = g->nsub[P], poff = g->sub_offset[P];
+    for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
         const grammar_binary *r = &g->binary[b];
-        int np = g->nsub[r->parent], poff = g->sub_offset[r->parent];
         for (int row = 0; row < r->nrow; row++)
             for (int p = 0; p < np; p++)
-                if (r->score[(size_t)row * np + p] != -INFINITY) {
+                if (r->score[(size_t)row * np + p] != -INFINITY)
                     first[poff + p + 1]++;
-                    n++;
-                }
     }
-    *total = n;
+}
+
+/* Place parent symbol P's binary entries (first: the offsets) and sort each substate's by
+ * (left, right). Returns 0, or -1 when out of memory. */
+static int place_binary(const grammar *g, int P, const int *first, bin_entry *be)
+{
+    int np = g->nsub[P], poff = g->sub_offset[P];
+    int *pos = malloc((size_t)(np ? np : 1) * sizeof *pos);
+    if (!pos)
+        return -1;
+    memcpy(pos, first + poff, (size_t)np * sizeof *pos);
+    for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
+        const grammar_binary *r = &g->binary[b];
+        int loff = g->sub_offset[r->left], roff = g->sub_offset[r->right];
+        for (int row = 0; row < r->nrow; row++)
+            for (int p = 0; p < np; p++) {
+                double w = r->score[(size_t)row * np + p];
+                if (w != -INFINITY)
+                    be[pos[p]++] = (bin_entry){loff + r->row_l[row], roff + r->row_r[row],
+                                               (float)w};
+            }
+    }
+    for (int p = poff; p < poff + np; p++)
+        if (first[p + 1] - first[p] > 1)
+            qsort(be + first[p], (size_t)(first[p + 1] - first[p]), sizeof *be, cmp_bin);
+    free(pos);
+    return 0;
+}
+
+/* The binary entries' two passes over the parent symbols, on a few host threads (the
+ * rules' dense tables of eng-sm6-shape are 25 million scores). */
+typedef struct bin_job {
+    const grammar *g;
+    int *first;
+    bin_entry *be; /* NULL: the counting pass */
+    int next;      /* the next parent symbol (atomic) */
+    int failed;    /* a worker ran out of memory */
+} bin_job;
+
+static void *bin_worker(void *arg)
+{
+    bin_job *j = arg;
+    for (int P; (P = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->g->nsym;) {
+        if (!j->be)
+            count_binary(j->g, P, j->first);
+        else if (place_binary(j->g, P, j->first, j->be))
+            __atomic_store_n(&j->failed, 1, __ATOMIC_RELAXED);
+    }
+    return NULL;
+}
+
+static int bin_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 16 ? 16 : (int)n;
 }
 
 static void count_unary(const grammar *g, int *first, long *total)
@@ -121,9 +174,13 @@ cky_status kviterbi_csr_build(const grammar *g, kviterbi_csr *out)
             c.sym[g->sub_offset[s] + k] = s;
     }
 
-    /* binary: count, place in grammar order, sort each parent's entries by (left, right) */
-    long nb, nu;
-    count_binary(g, c.bin_first, &nb);
+    /* binary: count, place in grammar order, sort each parent's entries by (left, right),
+     * a parent symbol at a time on a few threads */
+    long nb = 0, nu;
+    bin_job job = {.g = g, .first = c.bin_first};
+    workers_run(bin_threads(), bin_worker, &job);
+    for (int p = 0; p < nsub; p++)
+        nb += c.bin_first[p + 1];
     count_unary(g, c.un_first, &nu);
     if (nb > INT_MAX || nu > INT_MAX) {
         kviterbi_csr_free_host(&c);
@@ -145,24 +202,11 @@ cky_status kviterbi_csr_build(const grammar *g, kviterbi_csr *out)
     if (!be || !ue || !c.bin_left || !c.bin_right || !c.bin_w || !c.un_child || !c.un_w)
         goto nomem;
 
-    memcpy(pos, c.bin_first, ((size_t)nsub + 1) * sizeof *pos);
-    for (int b = 0; b < g->nbinary; b++) {
-        const grammar_binary *r = &g->binary[b];
-        int np = g->nsub[r->parent], poff = g->sub_offset[r->parent];
-        int loff = g->sub_offset[r->left], roff = g->sub_offset[r->right];
-        for (int row = 0; row < r->nrow; row++)
-            for (int p = 0; p < np; p++) {
-                double w = r->score[(size_t)row * np + p];
-                if (w != -INFINITY)
-                    be[pos[poff + p]++] = (bin_entry){loff + r->row_l[row],
-                                                      roff + r->row_r[row], (float)w};
-            }
-    }
-    for (int p = 0; p < nsub; p++) {
-        int a = c.bin_first[p], z = c.bin_first[p + 1];
-        if (z - a > 1)
-            qsort(be + a, (size_t)(z - a), sizeof *be, cmp_bin);
-    }
+    job.be = be;
+    job.next = 0;
+    workers_run(bin_threads(), bin_worker, &job);
+    if (job.failed)
+        goto nomem;
     for (int e = 0; e < c.nbinary; e++) {
         c.bin_left[e] = be[e].l;
         c.bin_right[e] = be[e].r;
