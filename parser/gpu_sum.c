@@ -1,6 +1,8 @@
 /* gpu_sum: the sum-product passes on a GPU device (see gpu_sum.h). */
 #include "gpu_sum.h"
 
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,22 +11,37 @@
 
 /* ---- setup ---- */
 
-static cky_status load_role(gpu_sum *s, codegen_role role)
+/* The kernels of one role, compiled (on a warm start: read from the cache) on a host
+ * thread of their own: the three roles and the tables' set-up need nothing of each other. */
+typedef struct role_task {
+    const gpu_dev *d;
+    codegen_role role;
+    codegen_program *prog;
+    cky_status st;
+    char error[1024]; /* the thread's cky_last_error() on failure */
+} role_task;
+
+static void *role_main(void *arg)
 {
-    gpu_dev *d = s->d;
+    role_task *t = arg;
     codegen_options o;
     codegen_options_default(&o);
     char arch[16];
-    snprintf(arch, sizeof arch, "sm_%d%d", d->info.cc_major, d->info.cc_minor);
+    snprintf(arch, sizeof arch, "sm_%d%d", t->d->info.cc_major, t->d->info.cc_minor);
     o.arch = arch;
-    o.cache_dir = d->cache_dir;
+    o.cache_dir = t->d->cache_dir;
     o.semiring = CODEGEN_SEMIRING_SUM_PRODUCT;
-    o.role = role;
-    cky_status st = codegen_compile(d->g, &o, &s->prog[role]);
-    if (st)
-        return st;
+    o.role = t->role;
+    if ((t->st = codegen_compile(t->d->g, &o, &t->prog)))
+        snprintf(t->error, sizeof t->error, "%s", cky_last_error());
+    return NULL;
+}
+
+/* Load the compiled kernels of a role. */
+static cky_status load_role(gpu_sum *s, codegen_role role)
+{
     for (int c = 0; c < 2; c++) /* the workspaces and row tables are the max-plus kernels' */
-        CKY_ASSERT(s->prog[role]->classes.n[c] == d->prog->classes.n[c],
+        CKY_ASSERT(s->prog[role]->classes.n[c] == s->d->prog->classes.n[c],
                    "the sum-product kernels' classes differ");
     return gpu_dev_load_kernels(s->prog[role], s->kernel[role]);
 }
@@ -83,11 +100,27 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
     if (!s)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     s->d = d;
+    role_task t[3];
+    pthread_t thread[3];
+    int started[3];
+    for (int r = 0; r < 3; r++) {
+        t[r] = (role_task){.d = d, .role = (codegen_role)r};
+        started[r] = pthread_create(&thread[r], NULL, role_main, &t[r]) == 0;
+    }
     cky_status st = upload_tables(s);
-    for (int r = 0; r < 3 && !st; r++)
-        st = load_role(s, (codegen_role)r);
     if (!st)
         st = gpu_maxc_new(d, &s->maxc);
+    for (int r = 0; r < 3; r++) {
+        if (started[r])
+            pthread_join(thread[r], NULL);
+        else
+            role_main(&t[r]);
+        s->prog[r] = t[r].prog;
+        if (!st && t[r].st)
+            st = cky_fail(t[r].st, "%s", t[r].error);
+    }
+    for (int r = 0; r < 3 && !st; r++)
+        st = load_role(s, (codegen_role)r);
     if (st) {
         gpu_sum_free(s);
         return st;
