@@ -132,16 +132,13 @@ static cky_status upload(void **dst, const void *src, size_t bytes)
     return CKY_OK;
 }
 
-/* The grammar's kernels, compiled (on a warm start: read from the cache) on host threads of
+/* The grammar's kernels, compiled (on a warm start: read from the cache) on a host thread of
  * their own while the main thread creates the device's context: the two take a few tenths
- * of a second each at start-up and need nothing of each other. Task 0 is the max-plus
- * program; with gpu_dev_options.sum, tasks 1 to 3 are the sum-product roles. */
+ * of a second each at start-up and need nothing of each other. */
 typedef struct compile_task {
     const grammar *g;
     const char *cache_dir;
     char arch[16];
-    codegen_semiring semiring;
-    codegen_role role;
     codegen_program *prog;
     cky_status st;
     char error[1024]; /* the thread's cky_last_error() on failure */
@@ -154,15 +151,13 @@ static void *compile_main(void *arg)
     codegen_options_default(&o);
     o.arch = t->arch;
     o.cache_dir = t->cache_dir;
-    o.semiring = t->semiring;
-    o.role = t->role;
     if ((t->st = codegen_compile(t->g, &o, &t->prog)))
         snprintf(t->error, sizeof t->error, "%s", cky_last_error());
     return NULL;
 }
 
 /* The grammar's search tables for the tree pass and the unary step, built in host memory
- * on a host thread of their own beside the others (eng-sm6-shape: 0.3 s). */
+ * on a host thread of their own beside the two (eng-sm6-shape: 0.3 s). */
 typedef struct tables_task {
     const grammar *g;
     kviterbi_csr h;
@@ -178,52 +173,38 @@ static void *tables_main(void *arg)
     return NULL;
 }
 
-/* Open device `id` (its context), compile the kernels for it (d->prog, and d->sum_prog with
- * `sum`) and build the search tables (*h, host memory), in parallel where the threads start
- * (the compiles need the device's architecture before its context exists). */
-static cky_status dev_open_compile(gpu_dev *d, int id, int sum, kviterbi_csr *h)
+/* Open device `id` (its context), compile the kernels for it (d->prog) and build the
+ * search tables (*h, host memory), in parallel where the threads start (the compile also
+ * needs the device's architecture before its context exists). */
+static cky_status dev_open_compile(gpu_dev *d, int id, kviterbi_csr *h)
 {
-    compile_task t[4];
-    int ntask = sum ? 4 : 1, major = 0, minor = 0, started[4] = {0};
-    for (int k = 0; k < ntask; k++)
-        t[k] = (compile_task){.g = d->g, .cache_dir = d->cache_dir,
-                              .semiring = k ? CODEGEN_SEMIRING_SUM_PRODUCT
-                                            : CODEGEN_SEMIRING_MAX_PLUS,
-                              .role = k ? (codegen_role)(k - 1) : CODEGEN_ROLE_PARENT};
+    compile_task t = {.g = d->g, .cache_dir = d->cache_dir};
     tables_task tt = {.g = d->g};
-    pthread_t thread[4], tables;
+    int major = 0, minor = 0, started = 0;
+    pthread_t thread, tables;
     int tables_started = pthread_create(&tables, NULL, tables_main, &tt) == 0;
-    int early = id >= 0 && id < gpu_count() &&
-                cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) ==
-                    cudaSuccess &&
-                cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) ==
-                    cudaSuccess;
-    for (int k = 0; k < ntask && early; k++) {
-        snprintf(t[k].arch, sizeof t[k].arch, "sm_%d%d", major, minor);
-        started[k] = pthread_create(&thread[k], NULL, compile_main, &t[k]) == 0;
+    if (id >= 0 && id < gpu_count() &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) == cudaSuccess) {
+        snprintf(t.arch, sizeof t.arch, "sm_%d%d", major, minor);
+        started = pthread_create(&thread, NULL, compile_main, &t) == 0;
     }
     cudaGetLastError(); /* a failed attribute query is gpu_open's to report */
     cky_status st = gpu_open(id, &d->info);
-    for (int k = 0; k < ntask; k++) {
-        if (started[k]) {
-            pthread_join(thread[k], NULL);
-        } else if (!st) {
-            snprintf(t[k].arch, sizeof t[k].arch, "sm_%d%d", d->info.cc_major,
-                     d->info.cc_minor);
-            compile_main(&t[k]);
-        }
+    if (started) {
+        pthread_join(thread, NULL);
+    } else if (!st) {
+        snprintf(t.arch, sizeof t.arch, "sm_%d%d", d->info.cc_major, d->info.cc_minor);
+        compile_main(&t);
     }
     if (tables_started)
         pthread_join(tables, NULL);
     else
         tables_main(&tt);
-    d->prog = t[0].prog;
-    for (int k = 1; k < ntask; k++)
-        d->sum_prog[k - 1] = t[k].prog;
+    d->prog = t.prog;
     *h = tt.h;
-    for (int k = 0; k < ntask && !st; k++)
-        if (t[k].st)
-            st = cky_fail(t[k].st, "%s", t[k].error);
+    if (!st && t.st)
+        st = cky_fail(t.st, "%s", t.error);
     if (!st && tt.st)
         st = cky_fail(tt.st, "%s", tt.error);
     return st;
@@ -334,7 +315,7 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
     kviterbi_csr h = {0};
-    cky_status st = dev_open_compile(d, o->device, o->sum, &h);
+    cky_status st = dev_open_compile(d, o->device, &h);
     if (!st) {
         d->chunk = o->chunk >= 0 ? o->chunk : d->info.sm_count;
         snprintf(d->desc, sizeof d->desc, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB)",
@@ -357,8 +338,6 @@ void gpu_dev_free(gpu_dev *d)
         return;
     gpu_dev_unload_kernels(d->prog, d->kernel);
     codegen_program_free(d->prog);
-    for (int r = 0; r < 3; r++)
-        codegen_program_free(d->sum_prog[r]);
     free(d->cache_dir);
     kviterbi_tables_free(d->tables);
     for (int c = 0; c < 2; c++)

@@ -94,8 +94,6 @@ typedef struct gpu_dev_options {
     int chunk;       /* tiles per chunk of a binary kernel's grid (codegen.h); -1: one per
                         SM (the default); 0: each code block over all tiles in turn */
     const char *cache_dir; /* kernel cache (NULL: $CKY_CACHE, else ~/.cache/cky; "off") */
-    int sum;         /* also compile the sum-product kernels (max-rule) at start-up, beside
-                        the max-plus ones, into sum_prog */
 } gpu_dev_options;
 
 typedef struct event_pair event_pair;
@@ -105,8 +103,6 @@ typedef struct gpu_dev {
     gpu_device info;
     char desc[320];
     codegen_program *prog;
-    codegen_program *sum_prog[3]; /* gpu_dev_options.sum: the sum-product programs by role,
-                                     until gpu_sum takes them (NULL otherwise) */
     gpu_kernel *kernel[CODEGEN_NFAMILY];
     kviterbi_tables *tables; /* the grammar's rule tables (unary step, decoders) */
     cudaStream_t stream;

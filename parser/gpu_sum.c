@@ -103,10 +103,9 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
     role_task t[3];
     pthread_t thread[3];
     int started[3];
-    for (int r = 0; r < 3; r++) { /* compiled at start-up (gpu_dev_options.sum), or now */
-        t[r] = (role_task){.d = d, .role = (codegen_role)r, .prog = d->sum_prog[r]};
-        d->sum_prog[r] = NULL;
-        started[r] = !t[r].prog && pthread_create(&thread[r], NULL, role_main, &t[r]) == 0;
+    for (int r = 0; r < 3; r++) {
+        t[r] = (role_task){.d = d, .role = (codegen_role)r};
+        started[r] = pthread_create(&thread[r], NULL, role_main, &t[r]) == 0;
     }
     cky_status st = upload_tables(s);
     if (!st)
@@ -114,7 +113,7 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
     for (int r = 0; r < 3; r++) {
         if (started[r])
             pthread_join(thread[r], NULL);
-        else if (!t[r].prog)
+        else
             role_main(&t[r]);
         s->prog[r] = t[r].prog;
         if (!st && t[r].st)
