@@ -1,8 +1,8 @@
 /* maxc_kernels: the max-c scores and max-rule trees of the GPU engine (see kernels.h), with
  * the arithmetic of parser/maxc_rules.h, the same bits as the cpu engine's.
  *   - maxc_sums: a few thread blocks per multiprocessor take the listed cells in turn. In a
- *     cell, a warp per symbol P takes P's bounds: its upper bound (maxc_upper) and the best
- *     of 32 candidates, each lane's the one of its rules whose children score the most.
+ *     cell, a warp per symbol P takes P's bounds: its upper bound (maxc_upper) and the score
+ *     of the candidate whose children score the most.
  *     Then, a window of candidates at a time, those that may beat them (maxc_may_beat) are
  *     listed, the rows' V over the cell's outside layer of their rules that have none yet
  *     taken (into the block's global scratch), and a warp per candidate sums its rule's
@@ -36,7 +36,7 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 }
 
 /* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), the first candidates
- * (MAXC_LANES per symbol), a window's candidates (MAXC_WINDOW ints and a count), a counter
+ * (one per symbol), a window's candidates (MAXC_WINDOW ints and a count), a counter
  * of symbols, a byte per rule. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the
  * listed cells in turn, each with its own rows' V in global scratch (a large grammar's take
  * megabytes). */
@@ -46,7 +46,7 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 static size_t sums_shared_bytes(const maxc_tables *t)
 {
     return 2 * (size_t)t->nsym * sizeof(double) +
-           ((size_t)t->nsym * MAXC_LANES + MAXC_WINDOW + 2) * sizeof(int) + (size_t)t->nbin;
+           ((size_t)t->nsym + MAXC_WINDOW + 2) * sizeof(int) + (size_t)t->nbin;
 }
 
 /* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
@@ -118,7 +118,7 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
     double *best = shared_sums, *upper = best + t.nsym;
     double *v = rows + (size_t)blockIdx.x * t.nrow; /* the block's rows' V */
     int *first = (int *)(upper + t.nsym);
-    int *window = first + t.nsym * MAXC_LANES, *count = window + MAXC_WINDOW;
+    int *window = first + t.nsym, *count = window + MAXC_WINDOW;
     int *next = count + 1; /* the symbols' counter of next_symbol */
     unsigned char *need = (unsigned char *)(next + 1); /* per rule: its V is there (1) or
                                                           wanted (2) */
@@ -135,8 +135,11 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         if (threadIdx.x == 0)
             *next = 0;
         __syncthreads();
-        /* P's upper bound, and its first candidates: each lane's the one of its rules whose
-         * children score the most (a warp per symbol, the heaviest first) */
+        /* P's upper bound, and its first candidate: the one whose children score the most
+         * (then the first in the list), a warp per symbol, the heaviest first. One
+         * candidate, not one per lane: each first candidate's rule wants its V, and with 32
+         * a symbol that was most of the grammar's rules in every cell, for a bound hardly
+         * better (what the bound skips is exact whichever candidate gives it). */
         for (int P; (P = next_symbol(&t, next)) >= 0;) {
             double top = MAXC_NEG_INF;
             long x = -1;
@@ -152,9 +155,19 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
                         }
                     }
                 }
-            first[P * MAXC_LANES + lane] = (int)x;
-            if (x >= 0)
-                need[ITEM_RULE(t, x)] = 2;
+            for (int d = MAXC_LANES / 2; d >= 1; d /= 2) {
+                double ot = __shfl_xor_sync(0xffffffffu, top, d);
+                long ox = __shfl_xor_sync(0xffffffffu, x, d);
+                if (ot > top || (ot == top && ox >= 0 && (x < 0 || ox < x))) {
+                    top = ot;
+                    x = ox;
+                }
+            }
+            if (lane == 0) {
+                first[P] = (int)x;
+                if (x >= 0)
+                    need[ITEM_RULE(t, x)] = 2;
+            }
             if (lane == 0)
                 upper[P] = logx0 != MAXC_NEG_INF && t.phrasal[P]
                                ? maxc_upper(&t, &y, c0, n, i, j, P, e0, logx0) : 0;
@@ -163,17 +176,15 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         if (threadIdx.x == 0)
             *next = 0;
         rows_v(&t, &y, cell, need, v);
-        /* the bound: the best of the first candidates, each summed by the warp */
+        /* the bound: the first candidate's score, summed by the warp */
         for (int P; (P = next_symbol(&t, next)) >= 0;) {
             double g = MAXC_NEG_INF;
-            for (int q = 0; q < MAXC_LANES; q++) {
-                int x = first[P * MAXC_LANES + q];
-                if (x < 0)
-                    continue;
+            int x = first[P];
+            if (x >= 0) {
                 int b = ITEM_RULE(t, x), k = ITEM_SPLIT(t, x, i);
-                g = fmax(g, maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
-                                           item_sum(&t, &y, c0, n, i, k, j, b, v),
-                                           maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0));
+                g = maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
+                                   item_sum(&t, &y, c0, n, i, k, j, b, v),
+                                   maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0);
             }
             if (lane == 0) {
                 best[P] = g;
