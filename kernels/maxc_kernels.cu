@@ -37,7 +37,8 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 
 /* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), the first candidates
  * (one per symbol), a window's candidates (MAXC_WINDOW ints and a count), a counter
- * of symbols, a byte per rule. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the
+ * of symbols, a bit per rule (its V wanted or there), the rules wanted (an int each) and
+ * their count. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the
  * listed cells in turn, each with its own rows' V in global scratch (a large grammar's take
  * megabytes). */
 #define MAXC_WINDOW 4096
@@ -46,7 +47,8 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 static size_t sums_shared_bytes(const maxc_tables *t)
 {
     return 2 * (size_t)t->nsym * sizeof(double) +
-           ((size_t)t->nsym + MAXC_WINDOW + 2) * sizeof(int) + (size_t)t->nbin;
+           ((size_t)t->nsym + MAXC_WINDOW + 3 + (size_t)t->nbin + (t->nbin + 31) / 32) *
+               sizeof(int);
 }
 
 /* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
@@ -64,24 +66,30 @@ static int sums_grid(int ncell)
 #define ITEM_RULE(t, x) ((int)((x) % (t).nbin))
 #define ITEM_SPLIT(t, x, i) ((i) + 1 + (int)((x) / (t).nbin))
 
-/* The rows' V of the rules b whose need[b] is 2 (wanted), which then become 1 (there): a
- * warp per rule, a lane per row (the whole block calls it). */
+/* Want the V of rule b: the first to ask for it (bit b of need from 0 to 1) lists it in
+ * wanted[] (its count at *nwanted). */
+static __device__ void want_rule(int b, unsigned *need, int *wanted, int *nwanted)
+{
+    unsigned bit = 1u << (b % 32);
+    if (!(atomicOr(&need[b / 32], bit) & bit))
+        wanted[atomicAdd(nwanted, 1)] = b;
+}
+
+/* The rows' V of the wanted rules, a warp per rule, a lane per row (the whole block calls
+ * it); then none is wanted (their need bits stay set: V is there). */
 static __device__ void rows_v(const maxc_tables *t, const maxc_layers *y, size_t cell,
-                              unsigned char *need, double *v)
+                              int *wanted, int *nwanted, double *v)
 {
     int lane = threadIdx.x % MAXC_LANES, warps = blockDim.x / MAXC_LANES;
-    for (int b = threadIdx.x / MAXC_LANES; b < t->nbin; b += warps) {
-        if (need[b] != 2)
-            continue;
-        const maxc_binary *r = &t->bin[b];
+    for (int q = threadIdx.x / MAXC_LANES; q < *nwanted; q += warps) {
+        const maxc_binary *r = &t->bin[wanted[q]];
         const float *po = y->opre + cell * y->nsub + t->sub_offset[r->parent];
         for (int row = lane; row < r->nrow; row += MAXC_LANES)
-            v[r->row0 + row] = maxc_row_weight(t, b, row, po);
+            v[r->row0 + row] = maxc_row_weight(t, wanted[q], row, po);
     }
     __syncthreads();
-    for (int b = threadIdx.x; b < t->nbin; b += blockDim.x)
-        if (need[b] == 2)
-            need[b] = 1;
+    if (threadIdx.x == 0)
+        *nwanted = 0;
     __syncthreads();
 }
 
@@ -120,8 +128,8 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
     int *first = (int *)(upper + t.nsym);
     int *window = first + t.nsym, *count = window + MAXC_WINDOW;
     int *next = count + 1; /* the symbols' counter of next_symbol */
-    unsigned char *need = (unsigned char *)(next + 1); /* per rule: its V is there (1) or
-                                                          wanted (2) */
+    unsigned *need = (unsigned *)(next + 1); /* bit b: rule b's V wanted or there */
+    int *wanted = (int *)(need + (t.nbin + 31) / 32), *nwanted = wanted + t.nbin;
     long items = (long)(span - 1) * t.nbin; /* a cell's sums */
     for (int m = blockIdx.x; m < ncell; m += gridDim.x) { /* cell m of the list */
         const int *c = cells + 3 * m;
@@ -130,10 +138,10 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         size_t cell = (size_t)c0 + chart_cell(n, i, j);
         int e0;
         double logx0 = maxc_root(&t, &y, c0, n, &e0);
-        for (int b = threadIdx.x; b < t.nbin; b += blockDim.x)
-            need[b] = 0;
+        for (int w = threadIdx.x; w < (t.nbin + 31) / 32; w += blockDim.x)
+            need[w] = 0;
         if (threadIdx.x == 0)
-            *next = 0;
+            *next = *nwanted = 0;
         __syncthreads();
         /* P's upper bound, and its first candidate: the one whose children score the most
          * (then the first in the list), a warp per symbol, the heaviest first. One
@@ -166,7 +174,7 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
             if (lane == 0) {
                 first[P] = (int)x;
                 if (x >= 0)
-                    need[ITEM_RULE(t, x)] = 2;
+                    want_rule(ITEM_RULE(t, x), need, wanted, nwanted);
             }
             if (lane == 0)
                 upper[P] = logx0 != MAXC_NEG_INF && t.phrasal[P]
@@ -175,7 +183,7 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         __syncthreads();
         if (threadIdx.x == 0)
             *next = 0;
-        rows_v(&t, &y, cell, need, v);
+        rows_v(&t, &y, cell, wanted, nwanted, v);
         /* the bound: the first candidate's score, summed by the warp */
         for (int P; (P = next_symbol(&t, next)) >= 0;) {
             double g = MAXC_NEG_INF;
@@ -207,13 +215,13 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
                     maxc_may_beat(maxc_binary_scores(&t, &y, c0, n, i, k, j, b), upper[P],
                                   best[P])) {
                     window[atomicAdd(count, 1)] = (int)(x - x0);
-                    if (!need[b])
-                        need[b] = 2;
+                    if (!(need[b / 32] & (1u << (b % 32))))
+                        want_rule(b, need, wanted, nwanted);
                 }
             }
             __syncthreads();
             if (*count)
-                rows_v(&t, &y, cell, need, v);
+                rows_v(&t, &y, cell, wanted, nwanted, v);
             for (int w = warp; w < *count; w += warps) {
                 long x = x0 + window[w];
                 double sum = item_sum(&t, &y, c0, n, i, ITEM_SPLIT(t, x, i), j,
