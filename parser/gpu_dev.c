@@ -211,12 +211,13 @@ static cky_status dev_open_compile(gpu_dev *d, int id, kviterbi_csr *h)
 }
 
 /* The kernels of a program loaded by a few host threads (a module load takes a
- * millisecond or two, and eng-sm6-shape has 128). */
+ * millisecond or two, and eng-sm6-shape has 128), each on the calling thread's device. */
 #define LOAD_THREADS 8
 
 typedef struct load_job {
     const codegen_program *p;
     gpu_kernel **kernel;
+    int device;     /* the CUDA device current on the calling thread */
     int next;       /* the next kernel to load, in family order (atomic) */
     int total;
     cky_status st;  /* the first failure */
@@ -227,12 +228,14 @@ typedef struct load_job {
 static void *load_worker(void *arg)
 {
     load_job *j = arg;
+    cudaError_t set = cudaSetDevice(j->device);
     for (int x; (x = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->total;) {
         int f = 0;
         while (x >= j->p->part[f].nkernel)
             x -= j->p->part[f++].nkernel;
         const codegen_compiled *c = &j->p->kernel[f][x];
-        cky_status st = gpu_kernel_load(c->cubin, c->cubin_size, c->name, &j->kernel[f][x]);
+        cky_status st = set != cudaSuccess ? GPU_STATUS(set)
+                        : gpu_kernel_load(c->cubin, c->cubin_size, c->name, &j->kernel[f][x]);
         pthread_mutex_lock(&j->lock);
         if (st && !j->st) {
             j->st = st;
@@ -246,6 +249,7 @@ static void *load_worker(void *arg)
 cky_status gpu_dev_load_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
 {
     load_job j = {.p = p, .kernel = kernel, .lock = PTHREAD_MUTEX_INITIALIZER};
+    GPU_CHECK(cudaGetDevice(&j.device));
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         int nk = p->part[f].nkernel;
         if (!(kernel[f] = calloc((size_t)nk + 1, sizeof **kernel)))
