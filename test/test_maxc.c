@@ -3,7 +3,8 @@
  * refused); the cpu engine's max-rule trees against the ref engine's (maxrule/, the jar's
  * double arithmetic) on dev sentences of sample-sm3, the scores within 1e-4; a 200-word
  * sentence gives a tree with finite scores; no binary candidate's log posterior exceeds its
- * parent's upper bound (maxc_upper), which lets the engines skip candidates. The gpu
+ * parent's upper bound (maxc_upper), which lets the engines skip candidates; the sparse rows'
+ * V has the dense sum's bits. The gpu
  * engine's bits are checked against these
  * in test_gpu_maxrule.c. */
 #include <criterion/criterion.h>
@@ -80,6 +81,53 @@ Test(maxc, node_codes_to_tree)
     int two[] = {maxc_node_symbol(nn, 1), maxc_node_word(0), maxc_node_symbol(vb, 1),
                  maxc_node_word(1)};
     cr_assert_eq(maxc_tree_build(g, two, 4, words, &t), CKY_ERR_FORMAT); /* two trees */
+    grammar_free(g);
+}
+
+/* The rows' V from the sparse weights (maxc_row_weight: only the parent substates with a
+ * rule) has the bits of the dense sum over every parent substate, in order, of the rule's
+ * linear probability rounded to float times an outside value: the zero weights' terms add
+ * +0. Checked for every row of every binary rule of sample-sm3 with pseudo-random outside
+ * values, some of them 0; the test fails if no weight of the grammar is 0 (nothing left
+ * out) or none is sparse. */
+Test(maxc, sparse_rows_as_dense_sm3)
+{
+    grammar *g;
+    cr_assert_eq(grammar_load(GRAMMARS "sample-sm3/sample-sm3.gr", &g), CKY_OK, "%s",
+                 cky_last_error());
+    maxc_host *h;
+    cr_assert_eq(maxc_host_new(g, &h), CKY_OK, "%s", cky_last_error());
+    const maxc_tables *t = &h->t;
+    float *po = malloc((size_t)g->nsub_total * sizeof *po);
+    cr_assert(po);
+    unsigned x = 12345;
+    for (int k = 0; k < g->nsub_total; k++) {
+        x = x * 1103515245u + 12345u;
+        po[k] = (x >> 8) % 7 == 0 ? 0.0f : (float)((x >> 8) & 0xffff) / 65536.0f + 0.25f;
+    }
+    long rows = 0, zeros = 0, kept = 0;
+    for (int b = 0; b < g->nbinary; b++) {
+        const grammar_binary *r = &g->binary[b];
+        int np = g->nsub[r->parent];
+        const float *pp = po + g->sub_offset[r->parent];
+        for (int row = 0; row < r->nrow; row++, rows++) {
+            double dense = 0;
+            for (int p = 0; p < np; p++) {
+                float w = (float)r->prob[(size_t)row * np + p];
+                zeros += w == 0;
+                dense = fma((double)w, (double)pp[p], dense);
+            }
+            double sparse = maxc_row_weight(t, b, row, pp);
+            cr_assert(memcmp(&dense, &sparse, sizeof dense) == 0,
+                      "rule %d row %d: dense %a, sparse %a", b, row, dense, sparse);
+        }
+    }
+    kept = t->row_nz[t->nrow];
+    cr_assert_eq(rows, t->nrow);
+    cr_assert_gt(zeros, 0, "no zero weight: the test shows nothing");
+    cr_assert_gt(kept, 0);
+    free(po);
+    maxc_host_free(h);
     grammar_free(g);
 }
 
