@@ -6,7 +6,7 @@
  *     Then, a window of candidates at a time, those that may beat them (maxc_may_beat) are
  *     listed, the rows' V over the cell's outside layer of their rules that have none yet
  *     taken (into the block's global scratch), and a warp per candidate sums its rule's
- *     rows. The other candidates' sums are skipped (about nine in ten).
+ *     rows. The other candidates' sums are skipped.
  *   - maxc_span: one thread block per cell: the children's max-c scores copied into shared
  *     memory (global scratch when they do not fit); a warp per symbol takes the best binary
  *     candidate among those maxc_sums summed (its lanes over the symbol's rules, a
