@@ -215,10 +215,11 @@ static cky_status dev_open_compile(gpu_dev *d, int id, kviterbi_csr *h)
 #define LOAD_THREADS 8
 
 typedef struct load_job {
-    const codegen_program *p;
-    gpu_kernel **kernel;
+    const codegen_program *const *p; /* n programs */
+    gpu_kernel *(*kernel)[CODEGEN_NFAMILY];
+    int n;
     int device;     /* the CUDA device current on the calling thread */
-    int next;       /* the next kernel to load, in family order (atomic) */
+    int next;       /* the next kernel to load, in program and family order (atomic) */
     int total;
     cky_status st;  /* the first failure */
     char error[1024];
@@ -230,12 +231,18 @@ static void *load_worker(void *arg)
     load_job *j = arg;
     cudaError_t set = cudaSetDevice(j->device);
     for (int x; (x = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->total;) {
-        int f = 0;
-        while (x >= j->p->part[f].nkernel)
-            x -= j->p->part[f++].nkernel;
-        const codegen_compiled *c = &j->p->kernel[f][x];
+        int q = 0, f = 0;
+        while (x >= j->p[q]->part[f].nkernel) {
+            x -= j->p[q]->part[f].nkernel;
+            if (++f == CODEGEN_NFAMILY) {
+                f = 0;
+                q++;
+            }
+        }
+        const codegen_compiled *c = &j->p[q]->kernel[f][x];
         cky_status st = set != cudaSuccess ? GPU_STATUS(set)
-                        : gpu_kernel_load(c->cubin, c->cubin_size, c->name, &j->kernel[f][x]);
+                        : gpu_kernel_load(c->cubin, c->cubin_size, c->name,
+                                          &j->kernel[q][f][x]);
         pthread_mutex_lock(&j->lock);
         if (st && !j->st) {
             j->st = st;
@@ -246,19 +253,26 @@ static void *load_worker(void *arg)
     return NULL;
 }
 
-cky_status gpu_dev_load_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
+cky_status gpu_dev_load_programs(const codegen_program *const *p,
+                                 gpu_kernel *kernel[][CODEGEN_NFAMILY], int n)
 {
-    load_job j = {.p = p, .kernel = kernel, .lock = PTHREAD_MUTEX_INITIALIZER};
+    load_job j = {.p = p, .kernel = kernel, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER};
     GPU_CHECK(cudaGetDevice(&j.device));
-    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-        int nk = p->part[f].nkernel;
-        if (!(kernel[f] = calloc((size_t)nk + 1, sizeof **kernel)))
-            return cky_fail(CKY_ERR_NOMEM, "out of memory");
-        j.total += nk;
-    }
+    for (int q = 0; q < n; q++)
+        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+            int nk = p[q]->part[f].nkernel;
+            if (!(kernel[q][f] = calloc((size_t)nk + 1, sizeof **kernel[q])))
+                return cky_fail(CKY_ERR_NOMEM, "out of memory");
+            j.total += nk;
+        }
     workers_run(j.total < LOAD_THREADS ? j.total : LOAD_THREADS, load_worker, &j);
     pthread_mutex_destroy(&j.lock);
     return j.st ? cky_fail(j.st, "%s", j.error) : CKY_OK;
+}
+
+cky_status gpu_dev_load_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
+{
+    return gpu_dev_load_programs(&p, (gpu_kernel *(*)[CODEGEN_NFAMILY])kernel, 1);
 }
 
 void gpu_dev_unload_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
@@ -273,9 +287,9 @@ void gpu_dev_unload_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN
 
 /* Load the compiled kernels, upload the search tables h, make the workspaces and the
  * stream. */
-static cky_status dev_load(gpu_dev *d, const kviterbi_csr *h)
+static cky_status dev_load(gpu_dev *d, const kviterbi_csr *h, int sum_only)
 {
-    cky_status st = gpu_dev_load_kernels(d->prog, d->kernel);
+    cky_status st = sum_only ? CKY_OK : gpu_dev_load_kernels(d->prog, d->kernel);
     if (st)
         return st;
     const codegen_classes *cl = &d->prog->classes;
@@ -325,7 +339,7 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
         snprintf(d->desc, sizeof d->desc, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB)",
                  d->info.name, d->info.id, d->info.cc_major, d->info.cc_minor,
                  d->info.sm_count, d->info.total_memory / 1073741824.0);
-        st = dev_load(d, &h);
+        st = dev_load(d, &h, o->sum_only);
     }
     kviterbi_csr_free_host(&h);
     if (st) {
@@ -379,6 +393,9 @@ cky_status gpu_dev_reserve(gpu_dev *d, const plan *p, int host)
 /* Run family f's kernels over the items of segment sg, `width` at a time. */
 static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, plan_segment sg)
 {
+    if (!d->kernel[f])
+        return cky_fail(CKY_ERR_UNSUPPORTED, "gpu engine: its max-plus kernels were not "
+                        "loaded (a parser made for max-rule alone)");
     const codegen_classes *cl = &d->prog->classes;
     codegen_class lc = codegen_family_left(f), rc = codegen_family_right(f);
     gpu_items it = gpu_items_at(d->d_items.p, p);

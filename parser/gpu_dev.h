@@ -94,6 +94,8 @@ typedef struct gpu_dev_options {
     int chunk;       /* tiles per chunk of a binary kernel's grid (codegen.h); -1: one per
                         SM (the default); 0: each code block over all tiles in turn */
     const char *cache_dir; /* kernel cache (NULL: $CKY_CACHE, else ~/.cache/cky; "off") */
+    int sum_only;    /* the max-plus kernels compiled (their classes lay out the workspaces)
+                        but not loaded: a max-rule parser runs the sum-product ones alone */
 } gpu_dev_options;
 
 typedef struct event_pair event_pair;
@@ -103,7 +105,7 @@ typedef struct gpu_dev {
     gpu_device info;
     char desc[320];
     codegen_program *prog;
-    gpu_kernel *kernel[CODEGEN_NFAMILY];
+    gpu_kernel *kernel[CODEGEN_NFAMILY]; /* NULL with gpu_dev_options.sum_only */
     kviterbi_tables *tables; /* the grammar's rule tables (unary step, decoders) */
     cudaStream_t stream;
     int width, nsub;
@@ -138,6 +140,10 @@ void gpu_dev_free(gpu_dev *d);
 /* The kernels of program p loaded on the current device: kernel[f][0 .. nkernel) for each
  * family (kernel[f] calloc'ed). On failure what was loaded stays for gpu_dev_unload_kernels. */
 cky_status gpu_dev_load_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY]);
+
+/* The kernels of n programs at once, p[q]'s into kernel[q] (as gpu_dev_load_kernels). */
+cky_status gpu_dev_load_programs(const codegen_program *const *p,
+                                 gpu_kernel *kernel[][CODEGEN_NFAMILY], int n);
 
 /* Unload and free kernels of program p loaded by gpu_dev_load_kernels (NULL arrays, or a
  * NULL p with NULL arrays, are fine). */

@@ -37,13 +37,15 @@ static void *role_main(void *arg)
     return NULL;
 }
 
-/* Load the compiled kernels of a role. */
-static cky_status load_role(gpu_sum *s, codegen_role role)
+/* Load the compiled kernels of the three roles, in one batch. */
+static cky_status load_roles(gpu_sum *s)
 {
-    for (int c = 0; c < 2; c++) /* the workspaces and row tables are the max-plus kernels' */
-        CKY_ASSERT(s->prog[role]->classes.n[c] == s->d->prog->classes.n[c],
-                   "the sum-product kernels' classes differ");
-    return gpu_dev_load_kernels(s->prog[role], s->kernel[role]);
+    for (int r = 0; r < 3; r++) /* the workspaces and row tables are the max-plus kernels' */
+        for (int c = 0; c < 2; c++)
+            CKY_ASSERT(s->prog[r]->classes.n[c] == s->d->prog->classes.n[c],
+                       "the sum-product kernels' classes differ");
+    const codegen_program *p[3] = {s->prog[0], s->prog[1], s->prog[2]};
+    return gpu_dev_load_programs(p, s->kernel, 3);
 }
 
 /* The device copy of one table (its arrays at *at, advanced). */
@@ -119,8 +121,8 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
         if (!st && t[r].st)
             st = cky_fail(t[r].st, "%s", t[r].error);
     }
-    for (int r = 0; r < 3 && !st; r++)
-        st = load_role(s, (codegen_role)r);
+    if (!st)
+        st = load_roles(s);
     if (st) {
         gpu_sum_free(s);
         return st;

@@ -181,8 +181,9 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         cpu_engine_options co = {p->opt.threads, opt->workspace, opt->cache_dir};
         st = cpu_engine_new(g, &co, &p->cpu);
     } else if (opt->engine == PARSER_ENGINE_GPU) {
+        /* a max-rule parser runs the sum-product kernels alone */
         gpu_dev_options go = {opt->device, opt->workspace, opt->block_tiles, opt->chunk,
-                              opt->cache_dir};
+                              opt->cache_dir, opt->decoder == PARSER_DECODER_MAXRULE};
         st = gpu_engine_new(g, &go, &p->gpu);
         if (!st)
             st = gpu_viterbi_new(p->gpu, &p->gpu_viterbi);
