@@ -112,7 +112,7 @@ static void check_options(const char *spec, int nsent, int maxlen, int step,
 static void check_grammar(const char *spec, int nsent, int maxlen, int step, int width)
 {
     check_options(spec, nsent, maxlen, step,
-                  (gpu_dev_options){0, width, 0, -1, test_cache()});
+                  (gpu_dev_options){.width = width, .chunk = -1, .cache_dir = test_cache()});
 }
 
 Test(gpu_engine, charts_bit_identical_sample_sm1, .timeout = 300)
@@ -135,7 +135,8 @@ Test(gpu_engine, grid_order_sample_sm1, .timeout = 300)
     const int order[][2] = {{1, 0}, {1, 3}, {3, 0}, {3, 4}};
     for (int c = 0; c < 4; c++)
         check_options(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3,
-                      (gpu_dev_options){0, 1000, order[c][0], order[c][1], test_cache()});
+                      (gpu_dev_options){.width = 1000, .block_tiles = order[c][0],
+                                        .chunk = order[c][1], .cache_dir = test_cache()});
 }
 
 /* A grid setting out of range is an error that names it, not a silent default. */
@@ -144,8 +145,8 @@ Test(gpu_engine, bad_grid_setting_is_an_error)
     need_gpu();
     grammar *g;
     cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1", &g), CKY_OK);
-    const gpu_dev_options bad[] = {{0, 0, 9, -1, NULL}, {0, 0, 0, -2, NULL},
-                                   {0, 0, 0, (1 << 20) + 1, NULL}};
+    const gpu_dev_options bad[] = {{.block_tiles = 9, .chunk = -1}, {.chunk = -2},
+                                   {.chunk = (1 << 20) + 1}};
     const char *what[] = {"tiles per thread block", "tiles per chunk", "tiles per chunk"};
     for (int k = 0; k < 3; k++) {
         gpu_engine *gpu = NULL;

@@ -180,7 +180,7 @@ static void check_layers(const char *spec, int nsent, int maxlen)
     sum_chart **c = calloc((size_t)n, sizeof *c);
     cr_assert_eq(cpu_engine_inside_sum(ce, s, n, c), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(cpu_engine_outside_sum(ce, c, n), CKY_OK, "%s", cky_last_error());
-    gpu_dev_options go = {0, 0, 0, -1, test_cache()};
+    gpu_dev_options go = {.chunk = -1, .cache_dir = test_cache()};
     layers l = {0};
     cr_assert_eq(gpu_engine_new(g, &go, &l.e), CKY_OK, "%s", cky_last_error());
     gpu_decoder dec = {&l, lay_prepare, lay_finish, lay_discard, 1};
