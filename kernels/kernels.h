@@ -80,11 +80,21 @@ cudaError_t kernels_sum_add(const float *ws, long long tile, kernels_sum_items i
                             const int *top, const int *row, int rows, float *chart, int nsub,
                             cudaStream_t stream);
 
-/* One direction of the unary closure (sum_unary_table of parser/sum_rules.h, on the device). */
-typedef struct kernels_sum_table {
-    const int *first, *from;
+/* One direction of the unary closure (sum_unary_table of parser/sum_rules.h) for cells of one
+ * kind, laid out so that a warp's loads are one: slot s computes row row[s] (-1: none), the
+ * slots in groups of 32 (a warp's lanes); group g = s / 32 holds its entries at
+ * off[g] + 32 j + s % 32, j < (off[g + 1] - off[g]) / 32, each row's in the table's order, a
+ * row shorter than its group's longest padded with weight 0 (fmaf adds +0: the same bits).
+ * Rows without entries have no slot. */
+typedef struct kernels_sum_layout {
+    int nslot; /* a multiple of 32 */
+    const int *row, *off, *from;
     const float *w;
-    const unsigned char *phrasal;
+} kernels_sum_layout;
+
+typedef struct kernels_sum_table {
+    kernels_sum_layout word;   /* cells of one word: every row */
+    kernels_sum_layout phrase; /* longer cells: the phrasal rows */
 } kernels_sum_table;
 
 /* Allow kernels_sum_unary its shared memory for nsub substates (2 nsub floats). */

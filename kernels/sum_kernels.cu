@@ -39,32 +39,76 @@ extern "C" cudaError_t kernels_sum_exp(kernels_sum_items it, int n, int *top,
     return cudaGetLastError();
 }
 
-/* Thread (t, x): if t starts a run of items of one cell, it adds their row x in order. */
-static __global__ void sum_add(const float *__restrict__ ws, long long wtile,
-                               kernels_sum_items it, int n, const int *__restrict__ top,
-                               const int *__restrict__ row, int rows, float *__restrict__ chart,
-                               int nsub)
+#define ADD_THREADS 256 /* threads of a block of sum_add: rows of a run at once */
+#define ADD_ITEMS 32     /* list positions per block of sum_add: one warp's ballot */
+
+/* The cell of list position t. */
+static __device__ __forceinline__ int dest_at(const kernels_sum_items &it, int t)
 {
-    int t = blockIdx.x * blockDim.x + threadIdx.x;
-    int x = blockIdx.y * blockDim.y + threadIdx.y;
-    if (t >= n || x >= rows)
-        return;
-    int m = item_at(it.index, it.first, t);
-    int cell = it.dest[m];
-    if (t > 0 && it.dest[item_at(it.index, it.first, t - 1)] == cell)
-        return;
-    float *out = chart + (long long)cell * nsub + row[x];
-    float acc = *out;
-    int e = top[cell];
-    for (int u = t; u < n; u++) {
-        m = item_at(it.index, it.first, u);
-        if (it.dest[m] != cell)
-            break;
-        float v = ws[sum_ws_at(x, u, wtile)];
-        if (v > 0)
-            acc = __fadd_rn(acc, chart_scale(v, it.ea[it.ca[m]] + it.eb[it.cb[m]] - e));
+    return it.dest[item_at(it.index, it.first, t)];
+}
+
+/* Block b looks at positions 32b .. 32b + 31; for each that starts a run of one cell's items
+ * (the list keeps each cell's items together), its threads add the run into the cell, a
+ * thread per row, each row in list order: the run's exponents first go to shared memory,
+ * ADD_THREADS items at a time. */
+static __global__ void __launch_bounds__(ADD_THREADS)
+    sum_add(const float *__restrict__ ws, long long wtile, kernels_sum_items it, int n,
+            const int *__restrict__ top, const int *__restrict__ row, int rows,
+            float *__restrict__ chart, int nsub)
+{
+    __shared__ unsigned heads;
+    __shared__ int end;
+    __shared__ int shift[ADD_THREADS];
+    int lane = threadIdx.x % 32, t0 = blockIdx.x * ADD_ITEMS;
+    if (threadIdx.x < 32) {
+        int t = t0 + lane;
+        int head = t < n && (t == 0 || dest_at(it, t - 1) != dest_at(it, t));
+        unsigned b = __ballot_sync(~0u, head);
+        if (lane == 0)
+            heads = b;
     }
-    *out = acc;
+    __syncthreads();
+    for (unsigned h = heads; h; h &= h - 1) {
+        int t = t0 + __ffs(h) - 1, cell = dest_at(it, t);
+        if (threadIdx.x < 32) { /* the run's end: the first later position of another cell */
+            for (int u0 = t + 1;; u0 += 32) {
+                int u = u0 + lane;
+                unsigned stop = __ballot_sync(~0u, u >= n || dest_at(it, u) != cell);
+                if (stop) {
+                    if (lane == 0)
+                        end = u0 + __ffs(stop) - 1;
+                    break;
+                }
+            }
+        }
+        __syncthreads();
+        int e = top[cell], stop = end;
+        for (int x0 = 0; x0 < rows; x0 += ADD_THREADS) {
+            int x = x0 + threadIdx.x;
+            float *out = chart + (long long)cell * nsub + (x < rows ? row[x] : 0);
+            float acc = x < rows ? *out : 0;
+            for (int w0 = t; w0 < stop; w0 += ADD_THREADS) {
+                int u = w0 + threadIdx.x;
+                __syncthreads(); /* the last window is read */
+                if (u < stop) {
+                    int m = item_at(it.index, it.first, u);
+                    shift[threadIdx.x] = it.ea[it.ca[m]] + it.eb[it.cb[m]] - e;
+                }
+                __syncthreads();
+                int k = min(ADD_THREADS, stop - w0);
+                if (x < rows)
+                    for (int j = 0; j < k; j++) {
+                        float v = ws[sum_ws_at(x, w0 + j, wtile)];
+                        if (v > 0)
+                            acc = __fadd_rn(acc, chart_scale(v, shift[j]));
+                    }
+            }
+            if (x < rows)
+                *out = acc;
+        }
+        __syncthreads(); /* end and shift are free again */
+    }
 }
 
 extern "C" cudaError_t kernels_sum_add(const float *ws, long long tile, kernels_sum_items it,
@@ -73,36 +117,38 @@ extern "C" cudaError_t kernels_sum_add(const float *ws, long long tile, kernels_
 {
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
-    dim3 block(32, 8), grid((n + 31) / 32, (rows + 7) / 8);
-    sum_add<<<grid, block, 0, stream>>>(ws, tile, it, n, top, row, rows, chart, nsub);
+    sum_add<<<(n + ADD_ITEMS - 1) / ADD_ITEMS, ADD_THREADS, 0, stream>>>(ws, tile, it, n, top,
+                                                                        row, rows, chart, nsub);
     return cudaGetLastError();
 }
 
 #define UNARY_THREADS 256
 
-/* One block per cell: out = in + the table's rows over in, then normalized. */
+/* One block per cell: out = in + the layout's rows over in, then normalized. */
 static __global__ void __launch_bounds__(UNARY_THREADS)
     sum_unary(const float *__restrict__ in, const int *__restrict__ ein, float *__restrict__ out,
-              int *__restrict__ eout, int nsub, const int *__restrict__ cell, int span,
-              kernels_sum_table tb)
+              int *__restrict__ eout, int nsub, const int *__restrict__ cell,
+              kernels_sum_layout lay)
 {
     extern __shared__ float sh[]; /* in[nsub], then out[nsub] */
     __shared__ float most[UNARY_THREADS];
     float *sin = sh, *sout = sh + nsub;
     long long c = cell[blockIdx.x];
     for (int x = threadIdx.x; x < nsub; x += blockDim.x)
-        sin[x] = in[c * nsub + x];
+        sin[x] = sout[x] = in[c * nsub + x]; /* a row without terms: in + 0 = in */
+    __syncthreads();
+    for (int s = threadIdx.x; s < lay.nslot; s += blockDim.x) {
+        int g = s / 32, r = lay.row[s];
+        float acc = 0;
+        for (int e = lay.off[g] + s % 32; e < lay.off[g + 1]; e += 32)
+            acc = fmaf(lay.w[e], sin[lay.from[e]], acc);
+        if (r >= 0)
+            sout[r] = __fadd_rn(sin[r], acc);
+    }
     __syncthreads();
     float m = 0;
-    for (int x = threadIdx.x; x < nsub; x += blockDim.x) {
-        float acc = 0;
-        if (span == 1 || tb.phrasal[x])
-            for (int e = tb.first[x]; e < tb.first[x + 1]; e++)
-                acc = fmaf(tb.w[e], sin[tb.from[e]], acc);
-        float v = __fadd_rn(sin[x], acc);
-        sout[x] = v;
-        m = v > m ? v : m;
-    }
+    for (int x = threadIdx.x; x < nsub; x += blockDim.x)
+        m = sout[x] > m ? sout[x] : m;
     most[threadIdx.x] = m;
     __syncthreads();
     for (int s = blockDim.x / 2; s > 0; s /= 2) { /* max: exact in any order */
@@ -131,7 +177,8 @@ extern "C" cudaError_t kernels_sum_unary(const float *in, const int *ein, float 
     if (ncell <= 0)
         return cudaSuccess;
     size_t shared = 2 * (size_t)nsub * sizeof(float);
-    sum_unary<<<ncell, UNARY_THREADS, shared, stream>>>(in, ein, out, eout, nsub, cell, span, tb);
+    sum_unary<<<ncell, UNARY_THREADS, shared, stream>>>(in, ein, out, eout, nsub, cell,
+                                                          span == 1 ? tb.word : tb.phrase);
     return cudaGetLastError();
 }
 

@@ -48,52 +48,60 @@ static cky_status load_roles(gpu_sum *s)
     return gpu_dev_load_programs(p, s->kernel, 3);
 }
 
-/* The device copy of one table (its arrays at *at, advanced). */
-static kernels_sum_table put_table(const sum_unary_table *t, char *host, char *dev, size_t *at)
+static size_t layout_bytes(const sum_unary_layout *l)
 {
-    size_t n1 = ((size_t)t->n + 1) * sizeof(int), ne = (size_t)t->first[t->n];
-    kernels_sum_table k;
-    memcpy(host + *at, t->first, n1);
-    k.first = (const int *)(dev + *at);
-    *at += n1;
-    memcpy(host + *at, t->from, ne * sizeof(int));
-    k.from = (const int *)(dev + *at);
-    *at += ne * sizeof(int);
-    memcpy(host + *at, t->w, ne * sizeof(float));
-    k.w = (const float *)(dev + *at);
-    *at += ne * sizeof(float);
-    memcpy(host + *at, t->phrasal, (size_t)t->n);
-    k.phrasal = (const unsigned char *)(dev + *at);
-    *at += ((size_t)t->n + 15) / 16 * 16;
+    return 4 * ((size_t)l->nslot + (size_t)l->ngroup + 1 + 2 * (size_t)l->nent);
+}
+
+/* Copy `bytes` of a into the staging buffer at *at; the device address of the copy. */
+static const void *put(const void *a, size_t bytes, char *host, char *dev, size_t *at)
+{
+    memcpy(host + *at, a, bytes);
+    *at += bytes;
+    return dev + *at - bytes;
+}
+
+static kernels_sum_layout put_layout(const sum_unary_layout *l, char *host, char *dev, size_t *at)
+{
+    kernels_sum_layout k = {.nslot = l->nslot};
+    k.row = put(l->row, (size_t)l->nslot * 4, host, dev, at);
+    k.off = put(l->off, ((size_t)l->ngroup + 1) * 4, host, dev, at);
+    k.from = put(l->from, (size_t)l->nent * 4, host, dev, at);
+    k.w = put(l->w, (size_t)l->nent * 4, host, dev, at);
     return k;
 }
 
-static size_t table_bytes(const sum_unary_table *t)
-{
-    return ((size_t)t->n + 1) * sizeof(int) + (size_t)t->first[t->n] * 8 +
-           ((size_t)t->n + 15) / 16 * 16;
-}
-
+/* The closure's two tables in both kinds of cells, in one device allocation. */
 static cky_status upload_tables(gpu_sum *s)
 {
     sum_rules *r;
     cky_status st = sum_rules_new(s->d->g, &r);
     if (st)
         return st;
-    size_t bytes = table_bytes(&r->up) + table_bytes(&r->down);
-    char *host = malloc(bytes);
-    cudaError_t err = host ? cudaMalloc(&s->tables, bytes) : cudaErrorMemoryAllocation;
-    if (err == cudaSuccess) {
+    sum_unary_layout l[4] = {{0}}; /* up: word, phrase; down: word, phrase */
+    size_t bytes = 0;
+    for (int k = 0; k < 4 && !st; k++)
+        if (!(st = sum_rules_layout(k < 2 ? &r->up : &r->down, k % 2, &l[k])))
+            bytes += layout_bytes(&l[k]);
+    sum_rules_free(r);
+    char *host = st ? NULL : malloc(bytes);
+    cudaError_t err = st ? cudaSuccess
+                         : host ? cudaMalloc(&s->tables, bytes) : cudaErrorMemoryAllocation;
+    if (!st && err == cudaSuccess) {
         size_t at = 0;
-        s->up = put_table(&r->up, host, s->tables, &at);
-        s->down = put_table(&r->down, host, s->tables, &at);
+        kernels_sum_layout k[4];
+        for (int j = 0; j < 4; j++)
+            k[j] = put_layout(&l[j], host, s->tables, &at);
+        s->up = (kernels_sum_table){k[0], k[1]};
+        s->down = (kernels_sum_table){k[2], k[3]};
         err = cudaMemcpy(s->tables, host, bytes, cudaMemcpyHostToDevice);
     }
-    if (err == cudaSuccess)
+    if (!st && err == cudaSuccess)
         err = kernels_sum_unary_setup(s->d->nsub);
     free(host);
-    sum_rules_free(r);
-    return GPU_STATUS(err);
+    for (int k = 0; k < 4; k++)
+        sum_rules_layout_free(&l[k]);
+    return st ? st : GPU_STATUS(err);
 }
 
 cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)

@@ -109,6 +109,64 @@ cky_status sum_rules_new(const grammar *g, sum_rules **out)
     return CKY_OK;
 }
 
+typedef struct row_len {
+    int len, x;
+} row_len;
+
+static int longest_first(const void *a, const void *b)
+{
+    const row_len *p = a, *q = b;
+    return p->len != q->len ? q->len - p->len : p->x - q->x;
+}
+
+void sum_rules_layout_free(sum_unary_layout *l)
+{
+    free(l->row);
+    free(l->off);
+    free(l->from);
+    free(l->w);
+}
+
+cky_status sum_rules_layout(const sum_unary_table *t, int phrasal, sum_unary_layout *l)
+{
+    *l = (sum_unary_layout){0};
+    row_len *r = malloc(((size_t)t->n + 1) * sizeof *r);
+    if (!r)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    int n = 0;
+    for (int x = 0; x < t->n; x++)
+        if (t->first[x + 1] > t->first[x] && (!phrasal || t->phrasal[x]))
+            r[n++] = (row_len){t->first[x + 1] - t->first[x], x};
+    qsort(r, (size_t)n, sizeof *r, longest_first);
+    l->ngroup = (n + 31) / 32;
+    l->nslot = 32 * l->ngroup;
+    l->off = malloc(((size_t)l->ngroup + 1) * sizeof *l->off);
+    l->row = malloc(((size_t)l->nslot + 1) * sizeof *l->row);
+    if (l->off && l->row) {
+        l->off[0] = 0;
+        for (int g = 0; g < l->ngroup; g++) /* its first row is its longest */
+            l->off[g + 1] = l->off[g] + 32 * r[32 * g].len;
+        l->nent = l->off[l->ngroup];
+        l->from = calloc((size_t)l->nent + 1, sizeof *l->from); /* padding: weight 0 */
+        l->w = calloc((size_t)l->nent + 1, sizeof *l->w);
+    }
+    if (!l->off || !l->row || !l->from || !l->w) {
+        free(r);
+        sum_rules_layout_free(l);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    for (int s = 0; s < l->nslot; s++) {
+        l->row[s] = s < n ? r[s].x : -1;
+        for (int j = 0; s < n && j < r[s].len; j++) {
+            int e = l->off[s / 32] + 32 * j + s % 32, k = t->first[r[s].x] + j;
+            l->from[e] = t->from[k];
+            l->w[e] = t->w[k];
+        }
+    }
+    free(r);
+    return CKY_OK;
+}
+
 int sum_rules_normalize(float *v, int n, int e)
 {
     float m = 0;

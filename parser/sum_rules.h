@@ -61,6 +61,24 @@ static inline float sum_rules_row(const sum_unary_table *t, int x, const float *
     return acc;
 }
 
+/* Table t for the device's unary kernel (kernels_sum_layout of kernels/kernels.h): its rows
+ * with entries (with `phrasal`: its phrasal rows only), longest first, in slots of 32 (a
+ * warp's lanes); group g = s / 32 of slots holds its entries at off[g] + 32 j + s % 32, each
+ * row's in the table's order, a row shorter than its group's first (longest) padded with
+ * weight 0 and from 0, which fmaf adds as +0: sum_rules_row's bits. */
+typedef struct sum_unary_layout {
+    int nslot, ngroup, nent; /* nslot = 32 ngroup; nent = off[ngroup] */
+    int *row;                /* [nslot]: the row of each slot, -1 for none */
+    int *off;                /* [ngroup + 1] */
+    int *from;               /* [nent] */
+    float *w;                /* [nent] */
+} sum_unary_layout;
+
+/* CKY_ERR_NOMEM; *l is then empty. */
+cky_status sum_rules_layout(const sum_unary_table *t, int phrasal, sum_unary_layout *l);
+
+void sum_rules_layout_free(sum_unary_layout *l);
+
 /* log P(sentence) of ROOT's post-unary value v at exponent e (-inf if v is 0). */
 static inline double sum_rules_loglik(float v, int e)
 {

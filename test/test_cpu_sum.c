@@ -5,7 +5,7 @@
  * another workspace width, thread count and batch; a 200-word sentence stays finite (scaling), and with CKY_TEST_LONG set agrees with
  * maxrule's scaled passes (measured 7.1e-9 relative; minutes of double precision); a
  * text-export grammar (its Viterbi closure as the sum closure) agrees with maxrule on it
- * too. */
+ * too; the device's layout of the unary tables gives sum_rules_row's bits. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -15,6 +15,7 @@
 #include "../chart/cell.h"
 #include "../maxrule/maxrule.h"
 #include "../parser/cpu_sum.h"
+#include "../parser/sum_rules.h"
 #include "test_dev.h"
 
 #define GRAMMARS CKY_SHARED "/grammars/"
@@ -180,4 +181,56 @@ Test(cpu_sum, long_sentence_scaled, .timeout = 300)
 Test(cpu_sum, text_export_matches_maxrule, .timeout = 120)
 {
     check_loglik(GRAMMARS "sample-sm1/sample-sm1", 3, 12);
+}
+
+/* The device's layout of the unary tables (sum_rules_layout), read as the GPU kernel reads it
+ * (kernels/sum_kernels.cu, sum_unary), gives sum_rules_row's bits for every row, in cells of
+ * one word and of more, over a layer of random values; every row with terms has one slot. */
+Test(cpu_sum, unary_layout_rows_as_table_sm3)
+{
+    grammar *g;
+    cr_assert_eq(grammar_load(GRAMMARS "sample-sm3/sample-sm3.gr", &g), CKY_OK, "%s",
+                 cky_last_error());
+    sum_rules *r;
+    cr_assert_eq(sum_rules_new(g, &r), CKY_OK, "%s", cky_last_error());
+    int n = r->up.n;
+    float *v = malloc((size_t)n * sizeof *v), *got = malloc((size_t)n * sizeof *got);
+    srand(7);
+    for (int x = 0; x < n; x++)
+        v[x] = (float)rand() / ((float)RAND_MAX + 1.0f);
+    for (int k = 0; k < 4; k++) {
+        const sum_unary_table *t = k < 2 ? &r->up : &r->down;
+        int span = k % 2 ? 2 : 1, padded = 0;
+        sum_unary_layout l;
+        cr_assert_eq(sum_rules_layout(t, span > 1, &l), CKY_OK);
+        for (int x = 0; x < n; x++)
+            got[x] = -1; /* no slot */
+        for (int s = 0; s < l.nslot; s++) {
+            int gr = s / 32, x = l.row[s];
+            float acc = 0;
+            for (int e = l.off[gr] + s % 32; e < l.off[gr + 1]; e += 32) {
+                acc = fmaf(l.w[e], v[l.from[e]], acc);
+                padded += l.w[e] == 0;
+            }
+            if (x < 0)
+                continue;
+            cr_assert_eq(got[x], -1.0f, "row %d has two slots", x);
+            got[x] = acc;
+        }
+        for (int x = 0; x < n; x++) {
+            float want = sum_rules_row(t, x, v, span);
+            if (got[x] == -1.0f)
+                cr_assert_eq(want, 0.0f, "table %d row %d: terms but no slot", k, x);
+            else
+                cr_assert_eq(memcmp(&got[x], &want, sizeof want), 0,
+                             "table %d row %d: %a, sum_rules_row %a", k, x, got[x], want);
+        }
+        cr_assert_gt(l.nslot, 0, "table %d: no slot", k);
+        cr_assert_gt(padded, 0, "table %d: no padding exercised", k);
+        sum_rules_layout_free(&l);
+    }
+    free(v);
+    free(got);
+    sum_rules_free(r);
+    grammar_free(g);
 }
