@@ -249,6 +249,14 @@ float codegen_weight(codegen_semiring sr, float w);
 /* Name of kernel `k` of family `id`: "cky_XX_k3". `buf` holds at least 32 bytes. */
 void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size);
 
+/* The partial slots of kernel k in the sum-product semiring's GPU form: code block b of the
+ * kernel stores each of its parent rows (each once) into a slot of its own, the blocks' slots
+ * one after the other in block order, a block's in ascending row order; rows[s] (when rows is
+ * not NULL) = the workspace row of slot s (`mark`: p->dim[0] bytes of scratch). Returns the
+ * number of slots, the sum of the blocks' nparent. Adding each row's slots into it in slot
+ * order gives the host build's in-place adds, the same bits. */
+long codegen_kernel_slots(const codegen_partition *p, int k, int *rows, char *mark);
+
 /* Generate the source text of kernel `k` of partition `p` (malloc'ed, NUL-terminated), with
  * __launch_bounds__ room for `blocks_per_sm` CODEGEN_THREADS-thread blocks per SM, as one
  * block of that many threads (0: as many as the register file allows for the kernel's

@@ -122,30 +122,25 @@ static const char prelude_max_plus[] =
 
 /* The macros of the sum-product semiring: every rule is one fused multiply-add into its
  * parent's register (CKY_FMA(acc, a, b) = fmaf(a, b, acc), correctly rounded on the GPU and
- * in the host's libm alike, so the host build gives the GPU's bits), and a parent register is
- * added into its workspace row with one plain add: one thread runs all code blocks of a work
- * item in order (the GPU entry loops over them), so no atomics and a fixed order. */
+ * in the host's libm alike, so the host build gives the GPU's bits). A code block's parent
+ * register ends in CKY_STORE(row, slot, v): the host build adds it into its workspace row
+ * (code blocks in order); the GPU's code blocks run in parallel, each storing into slots of
+ * its own (codegen_kernel_slots), which the engine then adds into the rows in slot order:
+ * the same adds in the same order, without atomics. */
 static const char prelude_sum_product[] =
     "#ifdef __CUDACC__\n"
     "#define CKY_BLOCK static __device__ __forceinline__ void\n"
     "#define CKY_RESTRICT __restrict__\n"
     GPU_LOAD
     "#define CKY_MUL(a, b) __fmul_rn(a, b)\n"
-    "/* the parent row read where it is added to (a relaxed load, as CKY_LOAD, stays put) */\n"
-    "#define CKY_STORE(addr, v) cky_store_add(addr, v)\n"
-    "static __device__ __forceinline__ void cky_store_add(float *addr, float v)\n"
-    "{\n"
-    "    float old;\n"
-    "    asm volatile(\"ld.relaxed.cta.global.f32 %0, [%1];\" : \"=f\"(old) : \"l\"(addr));\n"
-    "    *addr = __fadd_rn(old, v);\n"
-    "}\n"
+    "#define CKY_STORE(row, slot, v) (parent[(slot) * s] = (v))\n"
     "#else\n"
     "#include <math.h>\n"
     "#define CKY_BLOCK static __attribute__((noinline)) void\n"
     "#define CKY_RESTRICT restrict\n"
     "#define CKY_LOAD(var, base, row) ((var) = *(const volatile float *)((base) + (row) * s))\n"
     "#define CKY_MUL(a, b) ((a) * (b))\n"
-    "#define CKY_STORE(addr, v) (*(addr) = *(addr) + (v))\n"
+    "#define CKY_STORE(row, slot, v) (parent[(row) * s] = parent[(row) * s] + (v))\n"
     "#endif\n"
     "#define CKY_FMA(acc, a, b) fmaf(a, b, acc)\n";
 
@@ -175,9 +170,37 @@ static void emit_declare(text *t, const codegen_rule *rule, long n, int axis, in
         text_printf(t, ";\n");
 }
 
-/* Emit code block b; `flags` and `mark` are scratch for its rules and rows. */
+/* The distinct parent rows of code block b marked in mark[0 .. p->dim[0]). */
+static void mark_parents(const codegen_partition *p, int b, char *mark)
+{
+    const codegen_block *blk = &p->block[b];
+    memset(mark, 0, (size_t)p->dim[0]);
+    for (long i = blk->first; i < blk->first + blk->nrule; i++)
+        mark[p->rule[i].p] = 1;
+}
+
+long codegen_kernel_slots(const codegen_partition *p, int k, int *rows, char *mark)
+{
+    const codegen_kernel *kn = &p->kernel[k];
+    long n = 0;
+    for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++) {
+        if (!rows) {
+            n += p->block[b].nparent;
+            continue;
+        }
+        mark_parents(p, b, mark);
+        for (int x = 0; x < p->dim[0]; x++)
+            if (mark[x])
+                rows[n++] = x;
+    }
+    return n;
+}
+
+/* Emit code block b; `flags` and `mark` are scratch for its rules and rows, `slot` for its
+ * parent rows' slots (sum-product: the block's first is `slot0`). */
 static cky_status emit_block(text *t, const codegen_partition *p, codegen_semiring sr,
-                             const char *name, int b, unsigned char *flags, char *mark)
+                             const char *name, int b, long slot0, unsigned char *flags,
+                             char *mark, long *slot)
 {
     const codegen_block *blk = &p->block[b];
     const codegen_rule *rule = p->rule + blk->first;
@@ -195,6 +218,10 @@ static cky_status emit_block(text *t, const codegen_partition *p, codegen_semiri
                 b, blk->nrule, blk->nleft, blk->nright, blk->nparent, loads, live, name, b);
     for (int a = 0; a < 3; a++)
         emit_declare(t, rule, blk->nrule, a, p->dim[a], mark);
+    mark_parents(p, b, mark);
+    for (int x = 0; x < p->dim[0]; x++)
+        if (mark[x])
+            slot[x] = slot0++;
     for (long i = 0; i < blk->nrule; i++) {
         const codegen_rule *r = &rule[i];
         if (flags[i] & PLAN_LOAD_L)
@@ -214,7 +241,9 @@ static cky_status emit_block(text *t, const codegen_partition *p, codegen_semiri
             text_printf(t, "    P%d = lr + %.8ef;\n", r->p, w);
         else
             text_printf(t, "    P%d = CKY_MAX(P%d, lr + %.8ef);\n", r->p, r->p, w);
-        if (flags[i] & PLAN_LAST_P)
+        if ((flags[i] & PLAN_LAST_P) && sr == CODEGEN_SEMIRING_SUM_PRODUCT)
+            text_printf(t, "    CKY_STORE(%d, %ld, P%d);\n", r->p, slot[r->p], r->p);
+        else if (flags[i] & PLAN_LAST_P)
             text_printf(t, "    CKY_STORE(&parent[%d * s], P%d);\n", r->p, r->p);
     }
     text_printf(t, "}\n");
@@ -226,11 +255,10 @@ static cky_status emit_block(text *t, const codegen_partition *p, codegen_semiri
 static const char *const prelude[] = {[CODEGEN_SEMIRING_MAX_PLUS] = prelude_max_plus,
                                       [CODEGEN_SEMIRING_SUM_PRODUCT] = prelude_sum_product};
 
-/* The GPU entry of a kernel. Max-plus: blockIdx.y (or the chunk order) picks the code
- * block, and the code blocks of one work item run in parallel, combined by atomic max.
- * Sum-product: one thread runs every code block of its work item, in order (launched with
- * gridDim.y = 1; chunk is not used), so each parent row is added to by one thread in the
- * order of the text. */
+/* The GPU entry of a kernel: blockIdx.y (or the chunk order) picks the code block, and the
+ * code blocks of one work item run in parallel. Max-plus: combined by atomic max into the
+ * parent workspace. Sum-product: each into its slots of the partial workspace `parent`,
+ * whose tiles are `ptile` floats apart. */
 static void emit_entry(text *t, const char *name, const codegen_kernel *kn, int blocks_per_sm,
                        codegen_semiring sr)
 {
@@ -239,34 +267,29 @@ static void emit_entry(text *t, const char *name, const codegen_kernel *kn, int 
                 "\n#ifdef __CUDACC__\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
                 "%s(const float *__restrict__ left, const float *__restrict__ right, "
-                "float *__restrict__ parent, int n, int tile, int chunk)\n{\n",
-                CODEGEN_THREADS * blocks_per_sm, name);
-    if (max)
-        text_printf(t,
-                    "    unsigned x = blockIdx.x, y = blockIdx.y; /* tile group, code block */\n"
-                    "    if (chunk > 0) { /* codegen.h: code block by code block over chunks */\n"
-                    "        unsigned id = blockIdx.y * gridDim.x + blockIdx.x;\n"
-                    "        unsigned c = id / ((unsigned)chunk * gridDim.y), "
-                    "r = id %% ((unsigned)chunk * gridDim.y);\n"
-                    "        unsigned width = min((unsigned)chunk, gridDim.x - c * chunk);\n"
-                    "        y = r / width;\n"
-                    "        x = c * chunk + r %% width;\n"
-                    "    }\n");
-    text_printf(t,
-                "    unsigned t = %s * blockDim.x + threadIdx.x; /* work item */\n"
+                "float *__restrict__ parent, int n, int tile, %sint chunk)\n{\n"
+                "    unsigned x = blockIdx.x, y = blockIdx.y; /* tile group, code block */\n"
+                "    if (chunk > 0) { /* codegen.h: code block by code block over chunks */\n"
+                "        unsigned id = blockIdx.y * gridDim.x + blockIdx.x;\n"
+                "        unsigned c = id / ((unsigned)chunk * gridDim.y), "
+                "r = id %% ((unsigned)chunk * gridDim.y);\n"
+                "        unsigned width = min((unsigned)chunk, gridDim.x - c * chunk);\n"
+                "        y = r / width;\n"
+                "        x = c * chunk + r %% width;\n"
+                "    }\n"
+                "    unsigned t = x * blockDim.x + threadIdx.x; /* work item */\n"
                 "    if (t >= n)\n        return;\n"
-                "    long long o = (long long)(t / %d) * tile + t %% %d; /* codegen.h */\n%s",
-                max ? "x" : "blockIdx.x", CODEGEN_THREADS, CODEGEN_THREADS,
-                max ? "    switch (y) {\n" : "");
-    for (int b = 0; b < kn->nblock; b++) {
-        if (max)
-            text_printf(t, "    case %d: ", b);
-        else
-            text_printf(t, "    ");
-        text_printf(t, "%s_b%d(left + o, right + o, parent + o, %d);%s\n", name,
-                    kn->first_block + b, CODEGEN_THREADS, max ? " break;" : "");
-    }
-    text_printf(t, max ? "    }\n}\n" : "}\n");
+                "    long long o = (long long)(t / %d) * tile + t %% %d; /* codegen.h */\n",
+                CODEGEN_THREADS * blocks_per_sm, name, max ? "" : "int ptile, ", CODEGEN_THREADS,
+                CODEGEN_THREADS);
+    if (!max)
+        text_printf(t, "    long long op = (long long)(t / %d) * ptile + t %% %d;\n",
+                    CODEGEN_THREADS, CODEGEN_THREADS);
+    text_printf(t, "    switch (y) {\n");
+    for (int b = 0; b < kn->nblock; b++)
+        text_printf(t, "    case %d: %s_b%d(left + o, right + o, parent + %s, %d); break;\n", b,
+                    name, kn->first_block + b, max ? "o" : "op", CODEGEN_THREADS);
+    text_printf(t, "    }\n}\n");
 }
 
 cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm,
@@ -285,9 +308,11 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
         dmax = p->dim[a] > dmax ? p->dim[a] : dmax;
     unsigned char *flags = malloc((size_t)most);
     char *mark = malloc((size_t)dmax);
-    if (!flags || !mark) {
+    long *slot = malloc((size_t)p->dim[0] * sizeof *slot);
+    if (!flags || !mark || !slot) {
         free(flags);
         free(mark);
+        free(slot);
         return cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);
     }
     cky_status st = CKY_OK;
@@ -308,8 +333,11 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
                     : "parent[p][t] += sum over the rules (p, l, r, w) of (left[l][t] * "
                       "right[r][t]) * w, one fmaf each, in the order below",
                 CODEGEN_THREADS * (int)sizeof(float), prelude[sr]);
-    for (int b = kn->first_block; b < kn->first_block + kn->nblock && !st; b++)
-        st = emit_block(&t, p, sr, name, b, flags, mark);
+    long slot0 = 0;
+    for (int b = kn->first_block; b < kn->first_block + kn->nblock && !st; b++) {
+        st = emit_block(&t, p, sr, name, b, slot0, flags, mark, slot);
+        slot0 += p->block[b].nparent;
+    }
     emit_entry(&t, name, kn, blocks_per_sm, sr);
     text_printf(&t,
                 "#else\n"
@@ -326,6 +354,7 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
     text_printf(&t, "}\n#endif\n");
     free(flags);
     free(mark);
+    free(slot);
     if (st || t.failed) {
         free(t.buf);
         return st ? st : cky_fail(CKY_ERR_NOMEM, "out of memory emitting %s", name);

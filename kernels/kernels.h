@@ -80,6 +80,18 @@ cudaError_t kernels_sum_add(const float *ws, long long tile, kernels_sum_items i
                             const int *top, const int *row, int rows, float *chart, int nsub,
                             cudaStream_t stream);
 
+/* The partial slots of one sum-product kernel (codegen_kernel_slots) by workspace row: row
+ * row[r] takes slots slot[first[r] .. first[r + 1]), in that (slot) order. */
+typedef struct kernels_sum_fold {
+    int nslot, nrow;
+    const int *row, *first, *slot;
+} kernels_sum_fold;
+
+/* For work items t < n and each row of f: WS(row, t) = WS(row, t) + PART(slot, t) for its
+ * slots in order, one rounded add each (PART: tiles `ptile` floats apart, WS: `tile`). */
+cudaError_t kernels_sum_fold_slots(const float *part, int ptile, float *ws, int tile, int n,
+                                   kernels_sum_fold f, cudaStream_t stream);
+
 /* One direction of the unary closure (sum_unary_table of parser/sum_rules.h) for cells of one
  * kind, laid out so that a warp's loads are one: slot s computes row row[s] (-1: none), the
  * slots in groups of 32 (a warp's lanes); group g = s / 32 holds its entries at

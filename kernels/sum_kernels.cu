@@ -1,9 +1,10 @@
 /* sum_kernels: the GPU engine's hand-written kernels of the sum-product passes (max-rule),
  * around the generated sum-product kernels (see kernels.h): the exponent of each cell, the
- * fixed-order add of work items' vectors into the cells, and the unary step with its
- * normalization. The float operations are parser/sum_rules.h's, in the same order as the
- * cpu engine's (explicit fmaf and __fadd_rn, no contraction), so the charts are the same
- * bits; the only atomics are integer maxima (order-independent). */
+ * fixed-order adds of the kernels' partial slots into the workspace and of work items'
+ * vectors into the cells, and the unary step with its normalization. The float operations
+ * are parser/sum_rules.h's, in the same order as the cpu engine's (explicit fmaf and
+ * __fadd_rn, no contraction), so the charts are the same bits; the only atomics are integer
+ * maxima (order-independent). */
 #include <math.h>
 
 #include "../chart/scale.h"
@@ -119,6 +120,30 @@ extern "C" cudaError_t kernels_sum_add(const float *ws, long long tile, kernels_
         return cudaSuccess;
     sum_add<<<(n + ADD_ITEMS - 1) / ADD_ITEMS, ADD_THREADS, 0, stream>>>(ws, tile, it, n, top,
                                                                         row, rows, chart, nsub);
+    return cudaGetLastError();
+}
+
+/* Thread (t, r): row f.row[r] of item t, its slots added in order. */
+static __global__ void sum_fold(const float *__restrict__ part, int ptile, float *__restrict__ ws,
+                                int tile, int n, kernels_sum_fold f)
+{
+    int t = blockIdx.x * blockDim.x + threadIdx.x, r = blockIdx.y * blockDim.y + threadIdx.y;
+    if (t >= n || r >= f.nrow)
+        return;
+    float *out = ws + sum_ws_at(f.row[r], t, tile);
+    float acc = *out;
+    for (int j = f.first[r]; j < f.first[r + 1]; j++)
+        acc = __fadd_rn(acc, part[sum_ws_at(f.slot[j], t, ptile)]);
+    *out = acc;
+}
+
+extern "C" cudaError_t kernels_sum_fold_slots(const float *part, int ptile, float *ws, int tile,
+                                              int n, kernels_sum_fold f, cudaStream_t stream)
+{
+    if (n <= 0 || f.nrow <= 0)
+        return cudaSuccess;
+    dim3 block(KERNELS_TILE, 4), grid((n + KERNELS_TILE - 1) / KERNELS_TILE, (f.nrow + 3) / 4);
+    sum_fold<<<grid, block, 0, stream>>>(part, ptile, ws, tile, n, f);
     return cudaGetLastError();
 }
 

@@ -53,6 +53,108 @@ static size_t layout_bytes(const sum_unary_layout *l)
     return 4 * ((size_t)l->nslot + (size_t)l->ngroup + 1 + 2 * (size_t)l->nent);
 }
 
+/* ---- the kernels' partial slots ---- */
+
+#define PART_BYTES ((size_t)1 << 30) /* room for partial slots: sets the items per launch */
+
+/* Kernel k's fold (kernels_sum_fold) staged at the end of the ints *buf (grown as needed):
+ * its rows in ascending order, their first slots and the slots, at offsets off[0 .. 2] (each
+ * row's slots in slot order). Scratch: rows (the kernel's slots), pos and mark (dim[0] each). */
+static cky_status fold_stage(const codegen_partition *part, int k, int **buf, size_t *cap,
+                             size_t *used, kernels_sum_fold *f, size_t off[3], int *rows,
+                             int *pos, char *mark)
+{
+    long n = codegen_kernel_slots(part, k, rows, mark);
+    int dim = part->dim[0], nrow = 0;
+    memset(pos, 0, (size_t)dim * sizeof *pos);
+    for (long j = 0; j < n; j++)
+        nrow += pos[rows[j]]++ == 0;
+    size_t need = *used + (size_t)n + 2 * (size_t)nrow + 1;
+    if (need > *cap) {
+        size_t c = need > 2 * *cap ? need : 2 * *cap;
+        int *b = realloc(*buf, c * sizeof *b);
+        if (!b)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        *buf = b;
+        *cap = c;
+    }
+    int *row = *buf + *used, *first = row + nrow, *slot = first + nrow + 1;
+    int r = 0, at = 0;
+    for (int x = 0; x < dim; x++) /* pos[x]: where row x's slots go */
+        if (pos[x]) {
+            row[r] = x;
+            first[r++] = at;
+            at += pos[x];
+            pos[x] = at - pos[x];
+        }
+    first[nrow] = at;
+    for (long j = 0; j < n; j++)
+        slot[pos[rows[j]]++] = (int)j;
+    *f = (kernels_sum_fold){.nslot = (int)n, .nrow = nrow};
+    off[0] = *used;
+    off[1] = *used + (size_t)nrow;
+    off[2] = *used + 2 * (size_t)nrow + 1;
+    *used = need;
+    return CKY_OK;
+}
+
+/* The folds of every kernel of the three roles, in one device allocation; the partial slots'
+ * buffer, and the work items per launch that it holds. */
+static cky_status make_folds(gpu_sum *s)
+{
+    long most = 1;
+    int dim = 1, nk = 0;
+    for (int r = 0; r < 3; r++)
+        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+            const codegen_partition *part = &s->prog[r]->part[f];
+            dim = part->dim[0] > dim ? part->dim[0] : dim;
+            for (int k = 0; k < part->nkernel; k++, nk++) {
+                long n = codegen_kernel_slots(part, k, NULL, NULL);
+                most = n > most ? n : most;
+            }
+        }
+    int *buf = NULL, *rows = malloc((size_t)most * sizeof *rows);
+    int *pos = malloc((size_t)dim * sizeof *pos);
+    char *mark = malloc((size_t)dim);
+    size_t (*off)[3] = malloc(((size_t)nk + 1) * sizeof *off), cap = 0, used = 0;
+    cky_status st = rows && pos && mark && off ? CKY_OK : cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (int r = 0, j = 0; r < 3 && !st; r++)
+        for (int f = 0; f < CODEGEN_NFAMILY && !st; f++) {
+            const codegen_partition *part = &s->prog[r]->part[f];
+            s->fold[r][f] = calloc((size_t)part->nkernel + 1, sizeof *s->fold[r][f]);
+            if (!s->fold[r][f])
+                st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+            for (int k = 0; k < part->nkernel && !st; k++, j++)
+                st = fold_stage(part, k, &buf, &cap, &used, &s->fold[r][f][k], off[j], rows, pos,
+                                mark);
+        }
+    if (!st)
+        st = GPU_STATUS(cudaMalloc(&s->folds, (used + 1) * sizeof(int)));
+    if (!st)
+        st = GPU_STATUS(cudaMemcpy(s->folds, buf, used * sizeof(int), cudaMemcpyHostToDevice));
+    for (int r = 0, j = 0; r < 3 && !st; r++)
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            for (int k = 0; k < s->prog[r]->part[f].nkernel; k++, j++) {
+                kernels_sum_fold *fo = &s->fold[r][f][k];
+                const int *dev = s->folds;
+                fo->row = dev + off[j][0];
+                fo->first = dev + off[j][1];
+                fo->slot = dev + off[j][2];
+            }
+    if (!st) { /* a whole number of tiles, at most a workspace */
+        long sub = (long)(PART_BYTES / ((size_t)most * sizeof(float))) / KERNELS_TILE;
+        long ws = (s->d->width + KERNELS_TILE - 1) / KERNELS_TILE;
+        s->sub = (int)((sub < 1 ? 1 : sub > ws ? ws : sub) * KERNELS_TILE);
+        st = gpu_buffer_need(&s->part, (size_t)s->sub * (size_t)most * sizeof(float), 0);
+    }
+    free(buf);
+    free(rows);
+    free(pos);
+    free(mark);
+    free(off);
+    return st;
+}
+
 /* Copy `bytes` of a into the staging buffer at *at; the device address of the copy. */
 static const void *put(const void *a, size_t bytes, char *host, char *dev, size_t *at)
 {
@@ -131,6 +233,8 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
     }
     if (!st)
         st = load_roles(s);
+    if (!st)
+        st = make_folds(s);
     if (st) {
         gpu_sum_free(s);
         return st;
@@ -146,7 +250,11 @@ void gpu_sum_free(gpu_sum *s)
     for (int r = 0; r < 3; r++) {
         gpu_dev_unload_kernels(s->prog[r], s->kernel[r]);
         codegen_program_free(s->prog[r]);
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            free(s->fold[r][f]);
     }
+    cudaFree(s->folds);
+    gpu_buffer_free(&s->part, 0);
     gpu_maxc_free(s->maxc);
     cudaFree(s->tables);
     gpu_buffer_free(&s->opre, 0);
@@ -294,15 +402,29 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
         }
         if ((st = gpu_dev_prof_end(dev, GPU_STAGE_GATHER)) || (st = gpu_dev_prof_begin(dev)))
             return st;
-        int tile = dev->tile, chunk = 0;
-        for (int k = 0; k < part->nkernel; k++) {
+        int tile = dev->tile;
+        for (int k = 0; k < part->nkernel; k++) { /* code blocks in parallel, into slots */
             int m = s->kernel[role][f][k].max_threads / CODEGEN_THREADS;
             m = m > dev->block_tiles ? dev->block_tiles : m < 1 ? 1 : m;
-            void *args[] = {&dev->ws[0], &dev->ws[1], &dev->ws[2], &n, &tile, &chunk};
-            dim3 grid = {(unsigned)((tiles + m - 1) / m), 1, 1};
-            dim3 block = {(unsigned)(CODEGEN_THREADS * m), 1, 1};
-            if ((st = gpu_kernel_launch(&s->kernel[role][f][k], grid, block, args, dev->stream)))
-                return st;
+            int chunk = (dev->chunk + m - 1) / m; /* in blocks of m tiles */
+            const kernels_sum_fold *fo = &s->fold[role][f][k];
+            int ptile = fo->nslot * KERNELS_TILE;
+            for (int at = 0; at < n; at += s->sub) { /* at: a whole number of tiles */
+                int sn = n - at < s->sub ? n - at : s->sub;
+                int stiles = (sn + KERNELS_TILE - 1) / KERNELS_TILE;
+                long long o = (long long)(at / KERNELS_TILE) * tile;
+                const float *l = dev->ws[0] + o, *r = dev->ws[1] + o;
+                float *pp = s->part.p;
+                void *args[] = {&l, &r, &pp, &sn, &tile, &ptile, &chunk};
+                dim3 grid = {(unsigned)((stiles + m - 1) / m),
+                             (unsigned)part->kernel[k].nblock, 1};
+                dim3 block = {(unsigned)(CODEGEN_THREADS * m), 1, 1};
+                if ((st = gpu_kernel_launch(&s->kernel[role][f][k], grid, block, args,
+                                            dev->stream)))
+                    return st;
+                GPU_CHECK(kernels_sum_fold_slots(pp, ptile, dev->ws[2] + o, tile, sn, *fo,
+                                                 dev->stream));
+            }
         }
         if ((st = gpu_dev_prof_end(dev, (gpu_stage)(GPU_STAGE_XX + f))) ||
             (st = gpu_dev_prof_begin(dev)))

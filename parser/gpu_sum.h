@@ -5,9 +5,11 @@
  * fetched from the cache then). For each sub-batch the device charts of gpu_dev (pre, post)
  * hold the scaled inside layers, and gpu_sum adds the outside layers (opre, opost), the four
  * exponent arrays and the pull lists. The steps (gpu_sum_ops, ctx: the gpu_sum) enqueue on
- * the device's stream; the binary steps run the generated kernels a workspace at a time and
- * add the work items into their cells with kernels_sum_add, in plan order (inside) or pull
- * order (outside), at exponents set by kernels_sum_exp before the span's first family. */
+ * the device's stream; the binary steps run the generated kernels a workspace at a time
+ * (each kernel's code blocks in parallel, into partial slots that kernels_sum_fold_slots adds
+ * into the workspace in order) and add the work items into their cells with kernels_sum_add,
+ * in plan order (inside) or pull order (outside), at exponents set by kernels_sum_exp before
+ * the span's first family. */
 #ifndef CKY_PARSER_GPU_SUM_H
 #define CKY_PARSER_GPU_SUM_H
 
@@ -18,6 +20,11 @@ typedef struct gpu_sum {
     gpu_dev *d;
     codegen_program *prog[3];               /* sum-product kernels by codegen_role */
     gpu_kernel *kernel[3][CODEGEN_NFAMILY];
+    kernels_sum_fold *fold[3][CODEGEN_NFAMILY]; /* each kernel's slots (device arrays) */
+    void *folds;                            /* one device allocation: the folds' arrays */
+    gpu_buffer part;                        /* the kernels' partial slots, `sub` items */
+    int sub;                                /* work items per kernel launch: a multiple of
+                                               KERNELS_TILE */
     void *tables;                           /* one device allocation: up and down */
     kernels_sum_table up, down;
     gpu_buffer opre, opost, exps;           /* device: outside layers; 4 x ncell ints */

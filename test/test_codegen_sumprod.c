@@ -2,7 +2,8 @@
  * partition gives parents bit-identical to a plain C loop doing the same float operations in
  * the same order (kernels, code blocks, the plan's rule order, one fmaf per rule, a parent
  * register added into its row after its last rule of a block), without writing outside its
- * rows; the result is the rules' sum to float accuracy; NVRTC compiles the same text for
+ * rows; the result is the rules' sum to float accuracy; the GPU form's partial slots, added
+ * into the rows in slot order, give the same bits; NVRTC compiles the same text for
  * sm_90 without spills or atomics; the two semirings share partitions, never kernels, in
  * the cache. */
 #include <criterion/criterion.h>
@@ -210,6 +211,99 @@ Test(codegen_sumprod, turned_partitions_send_to_children)
         codegen_partition_free(&t);
     }
     free(outside);
+    codegen_partition_free(&p);
+    codegen_family_free(&f);
+}
+
+/* The GPU form (codegen_kernel_slots): every CKY_STORE(row, slot, P) of a kernel's text names
+ * the slot that the map gives the row in its block, each slot once; each block's parent
+ * registers stored into their slots and then added into the rows in slot order give the host
+ * build's bits (its in-place adds, block after block). */
+Test(codegen_sumprod, slots_then_fold_are_the_host_bits)
+{
+    codegen_family f;
+    synth_family(&f, 40, 2500, 5);
+    codegen_shape shape;
+    cr_assert_eq(codegen_shape_parse("2x1x2/2x2x1", &shape), CKY_OK);
+    shape.live_limit = 16;
+    codegen_partition p;
+    cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
+    const int n = 13, stride = 16, dim = p.dim[0];
+    float *left = malloc(sizeof(float) * p.dim[1] * stride);
+    float *right = malloc(sizeof(float) * p.dim[2] * stride);
+    fill_probs(left, p.dim[1], n, stride);
+    fill_probs(right, p.dim[2], n, stride);
+    float *host = calloc((size_t)dim * stride, sizeof(float));
+    float *fold = calloc((size_t)dim * stride, sizeof(float));
+    float *reg = malloc(sizeof(float) * dim);
+    char *mark = malloc((size_t)dim);
+    host_run(&p, left, right, host, n, stride);
+    int several = 0;
+    for (int k = 0; k < p.nkernel; k++) {
+        const codegen_kernel *kn = &p.kernel[k];
+        long ns = codegen_kernel_slots(&p, k, NULL, NULL);
+        int *rows = malloc(sizeof(int) * (size_t)ns), *seen = calloc((size_t)ns, sizeof(int));
+        cr_assert_eq(codegen_kernel_slots(&p, k, rows, mark), ns);
+        several |= kn->nblock > 1;
+        char *src = NULL;
+        cr_assert_eq(codegen_emit_kernel(&p, k, 0, CODEGEN_SEMIRING_SUM_PRODUCT, &src), CKY_OK);
+        long stores = 0;
+        for (const char *at = src; (at = strstr(at, "    CKY_STORE(")); at++) {
+            int row, slot;
+            cr_assert_eq(sscanf(at, "    CKY_STORE(%d, %d, P", &row, &slot), 2, "%.60s", at);
+            cr_assert(slot >= 0 && slot < ns && rows[slot] == row && !seen[slot]++,
+                      "kernel %d: row %d into slot %d", k, row, slot);
+            stores++;
+        }
+        cr_assert_eq(stores, ns);
+        free(src);
+        float *part = calloc((size_t)ns * stride, sizeof(float));
+        long base = 0;
+        for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++) {
+            const codegen_block *blk = &p.block[b];
+            const codegen_rule *rule = p.rule + blk->first;
+            unsigned char *flags = malloc((size_t)blk->nrule);
+            int live;
+            long loads;
+            cr_assert_eq(codegen_block_plan(rule, blk->nrule, p.dim, p.shape.live_limit, flags,
+                                            &live, &loads),
+                         CKY_OK);
+            for (int t = 0; t < n; t++)
+                for (long i = 0; i < blk->nrule; i++) {
+                    const codegen_rule *r = &rule[i];
+                    float lr = left[(size_t)r->l * stride + t] * right[(size_t)r->r * stride + t];
+                    float w = codegen_weight(CODEGEN_SEMIRING_SUM_PRODUCT, r->w);
+                    reg[r->p] = fmaf(lr, w, (flags[i] & PLAN_FIRST_P) ? 0.0f : reg[r->p]);
+                    if (!(flags[i] & PLAN_LAST_P))
+                        continue;
+                    long sl = base;
+                    while (sl < base + blk->nparent && rows[sl] != r->p)
+                        sl++;
+                    cr_assert_lt(sl, base + blk->nparent, "block %d: row %d has no slot", b, r->p);
+                    part[(size_t)sl * stride + t] = reg[r->p];
+                }
+            base += blk->nparent;
+            free(flags);
+        }
+        cr_assert_eq(base, ns);
+        for (long sl = 0; sl < ns; sl++) /* the fold: slot order */
+            for (int t = 0; t < n; t++)
+                fold[(size_t)rows[sl] * stride + t] += part[(size_t)sl * stride + t];
+        free(part);
+        free(rows);
+        free(seen);
+    }
+    cr_assert(several, "no kernel with several code blocks");
+    for (int x = 0; x < dim; x++)
+        cr_assert_eq(memcmp(host + (size_t)x * stride, fold + (size_t)x * stride,
+                            sizeof(float) * n),
+                     0, "row %d: slots and fold differ from the host build", x);
+    free(left);
+    free(right);
+    free(host);
+    free(fold);
+    free(reg);
+    free(mark);
     codegen_partition_free(&p);
     codegen_family_free(&f);
 }
