@@ -36,7 +36,8 @@ int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
 int cli_int(const char *s, int lo, int hi, int *out);
 
 /* The GPU engine's grid settings from the environment into o: CKY_GPU_BLOCK_TILES (tiles per
- * thread block, 1 to 8) and CKY_GPU_CHUNK (tiles per chunk, 0 to 2^20), each when set.
+ * thread block, 1 to 8), CKY_GPU_CHUNK (tiles per chunk, 0 to 2^20) and CKY_GPU_SUM_PART_MB
+ * (MiB for max-rule's partial slots, 1 to 65536), each when set.
  * Returns 0, or 1 after an error on stderr naming the variable and its value. */
 int cli_gpu_env(const char *cmd, parser_options *o);
 

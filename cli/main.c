@@ -63,6 +63,8 @@ int cli_gpu_env(const char *cmd, parser_options *o)
         {"CKY_GPU_BLOCK_TILES", "tiles per thread block", 1, 8, &o->block_tiles},
         {"CKY_GPU_CHUNK", "tiles per chunk; 0: each code block over all tiles", 0,
          GPU_DEV_MAX_CHUNK, &o->chunk},
+        {"CKY_GPU_SUM_PART_MB", "MiB for the sum-product kernels' partial slots", 1,
+         GPU_DEV_MAX_PART_MB, &o->part_mb},
     };
     for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
         const char *text = getenv(vars[k].name);

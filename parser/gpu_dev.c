@@ -321,6 +321,9 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     if (o->chunk < -1 || o->chunk > GPU_DEV_MAX_CHUNK)
         return cky_fail(CKY_ERR_ARG, "gpu engine: %d tiles per chunk: want 0 to %d",
                         o->chunk, GPU_DEV_MAX_CHUNK);
+    if (o->part_mb < 0 || o->part_mb > GPU_DEV_MAX_PART_MB)
+        return cky_fail(CKY_ERR_ARG, "gpu engine: %d MiB of partial slots: want 1 to %d",
+                        o->part_mb, GPU_DEV_MAX_PART_MB);
     gpu_dev *d = calloc(1, sizeof *d);
     if (!d)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -328,6 +331,7 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     d->nsub = g->nsub_total;
     d->width = o->width > 0 ? o->width : DEFAULT_WIDTH;
     d->block_tiles = o->block_tiles > 0 ? o->block_tiles : DEFAULT_BLOCK_TILES;
+    d->part_bytes = (size_t)(o->part_mb > 0 ? o->part_mb : GPU_DEV_PART_MB) << 20;
     if (o->cache_dir && !(d->cache_dir = strdup(o->cache_dir))) {
         free(d);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");

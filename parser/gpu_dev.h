@@ -84,6 +84,8 @@ size_t gpu_items_ints(const plan *p);
 gpu_items gpu_items_at(void *base, const plan *p);
 
 #define GPU_DEV_MAX_CHUNK (1 << 20) /* the most tiles per chunk */
+#define GPU_DEV_PART_MB 1024        /* the default room for partial slots, MiB */
+#define GPU_DEV_MAX_PART_MB 65536
 
 /* Settings of a device (parser_options fills them; tests set them directly). */
 typedef struct gpu_dev_options {
@@ -96,6 +98,8 @@ typedef struct gpu_dev_options {
     const char *cache_dir; /* kernel cache (NULL: $CKY_CACHE, else ~/.cache/cky; "off") */
     int sum_only;    /* the max-plus kernels compiled (their classes lay out the workspaces)
                         but not loaded: a max-rule parser runs the sum-product ones alone */
+    int part_mb;     /* MiB for the sum-product kernels' partial slots (parser/gpu_sum.h),
+                        which set how many work items one launch takes (0: the default) */
 } gpu_dev_options;
 
 typedef struct event_pair event_pair;
@@ -116,6 +120,7 @@ typedef struct gpu_dev {
                         the code blocks of one tile run together and its rows are loaded once
                         into L1/L2 (docs/performance.md); 0: code block by code block */
     int unary_lanes; /* cells per block of the unary step */
+    size_t part_bytes; /* gpu_dev_options.part_mb, in bytes */
     char *cache_dir; /* gpu_dev_options.cache_dir, copied (the sum-product kernels are
                         loaded later, parser/gpu_sum.h) */
     int *d_row[2];   /* class-local row -> global id, classes X and T */

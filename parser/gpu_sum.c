@@ -55,7 +55,14 @@ static size_t layout_bytes(const sum_unary_layout *l)
 
 /* ---- the kernels' partial slots ---- */
 
-#define PART_BYTES ((size_t)1 << 30) /* room for partial slots: sets the items per launch */
+/* Work items per launch of a kernel of nslot slots: as many whole tiles as the partial slots'
+ * room holds (at least one), at most a workspace. */
+static int part_items(const gpu_dev *d, int nslot)
+{
+    size_t tile = (size_t)(nslot > 0 ? nslot : 1) * KERNELS_TILE * sizeof(float);
+    size_t most = ((size_t)d->width + KERNELS_TILE - 1) / KERNELS_TILE, t = d->part_bytes / tile;
+    return (int)((t < 1 ? 1 : t > most ? most : t) * KERNELS_TILE);
+}
 
 /* Kernel k's fold (kernels_sum_fold) staged at the end of the ints *buf (grown as needed):
  * its rows in ascending order, their first slots and the slots, at offsets off[0 .. 2] (each
@@ -98,8 +105,8 @@ static cky_status fold_stage(const codegen_partition *part, int k, int **buf, si
     return CKY_OK;
 }
 
-/* The folds of every kernel of the three roles, in one device allocation; the partial slots'
- * buffer, and the work items per launch that it holds. */
+/* The folds of every kernel of the three roles, in one device allocation, and the partial
+ * slots' buffer for the largest launch (part_items). */
 static cky_status make_folds(gpu_sum *s)
 {
     long most = 1;
@@ -141,12 +148,16 @@ static cky_status make_folds(gpu_sum *s)
                 fo->first = dev + off[j][1];
                 fo->slot = dev + off[j][2];
             }
-    if (!st) { /* a whole number of tiles, at most a workspace */
-        long sub = (long)(PART_BYTES / ((size_t)most * sizeof(float))) / KERNELS_TILE;
-        long ws = (s->d->width + KERNELS_TILE - 1) / KERNELS_TILE;
-        s->sub = (int)((sub < 1 ? 1 : sub > ws ? ws : sub) * KERNELS_TILE);
-        st = gpu_buffer_need(&s->part, (size_t)s->sub * (size_t)most * sizeof(float), 0);
-    }
+    size_t bytes = 0; /* the largest kernel launch's slots */
+    for (int r = 0; r < 3 && !st; r++)
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            for (int k = 0; k < s->prog[r]->part[f].nkernel; k++) {
+                int ns = s->fold[r][f][k].nslot;
+                size_t b = (size_t)part_items(s->d, ns) * (size_t)ns * sizeof(float);
+                bytes = b > bytes ? b : bytes;
+            }
+    if (!st)
+        st = gpu_buffer_need(&s->part, bytes, 0);
     free(buf);
     free(rows);
     free(pos);
@@ -409,8 +420,9 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
             int chunk = (dev->chunk + m - 1) / m; /* in blocks of m tiles */
             const kernels_sum_fold *fo = &s->fold[role][f][k];
             int ptile = fo->nslot * KERNELS_TILE;
-            for (int at = 0; at < n; at += s->sub) { /* at: a whole number of tiles */
-                int sn = n - at < s->sub ? n - at : s->sub;
+            int sub = part_items(dev, fo->nslot);
+            for (int at = 0; at < n; at += sub) { /* at: a whole number of tiles */
+                int sn = n - at < sub ? n - at : sub;
                 int stiles = (sn + KERNELS_TILE - 1) / KERNELS_TILE;
                 long long o = (long long)(at / KERNELS_TILE) * tile;
                 const float *l = dev->ws[0] + o, *r = dev->ws[1] + o;

@@ -22,9 +22,7 @@ typedef struct gpu_sum {
     gpu_kernel *kernel[3][CODEGEN_NFAMILY];
     kernels_sum_fold *fold[3][CODEGEN_NFAMILY]; /* each kernel's slots (device arrays) */
     void *folds;                            /* one device allocation: the folds' arrays */
-    gpu_buffer part;                        /* the kernels' partial slots, `sub` items */
-    int sub;                                /* work items per kernel launch: a multiple of
-                                               KERNELS_TILE */
+    gpu_buffer part;                        /* the kernels' partial slots: a launch's */
     void *tables;                           /* one device allocation: up and down */
     kernels_sum_table up, down;
     gpu_buffer opre, opost, exps;           /* device: outside layers; 4 x ncell ints */

@@ -182,8 +182,13 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         st = cpu_engine_new(g, &co, &p->cpu);
     } else if (opt->engine == PARSER_ENGINE_GPU) {
         /* a max-rule parser runs the sum-product kernels alone */
-        gpu_dev_options go = {opt->device, opt->workspace, opt->block_tiles, opt->chunk,
-                              opt->cache_dir, opt->decoder == PARSER_DECODER_MAXRULE};
+        gpu_dev_options go = {.device = opt->device,
+                              .width = opt->workspace,
+                              .block_tiles = opt->block_tiles,
+                              .chunk = opt->chunk,
+                              .cache_dir = opt->cache_dir,
+                              .sum_only = opt->decoder == PARSER_DECODER_MAXRULE,
+                              .part_mb = opt->part_mb};
         st = gpu_engine_new(g, &go, &p->gpu);
         if (!st)
             st = gpu_viterbi_new(p->gpu, &p->gpu_viterbi);

@@ -32,6 +32,8 @@ typedef struct parser_options {
                         the default, 4; the command line reads CKY_GPU_BLOCK_TILES) */
     int chunk;       /* gpu: tiles per chunk of a binary kernel's grid (-1: one per SM, the
                         default; 0: each code block over all tiles; CKY_GPU_CHUNK) */
+    int part_mb;     /* gpu, max-rule: MiB for the sum-product kernels' partial slots (0: the
+                        default; CKY_GPU_SUM_PART_MB) */
     parser_decoder decoder;
     const char *cache_dir; /* kernel cache of the cpu and gpu engines (NULL: $CKY_CACHE, else
                               ~/.cache/cky; "off": none) */
