@@ -29,33 +29,47 @@ static void fill_probs(float *x, int rows, int n, int stride)
         }
 }
 
-/* The plain loop: kernel by kernel, block by block, rules in the partition's (emission)
- * order with the plan's flags, for every work item; parent rows accumulate in `parent`. */
+/* Code block b of p over n work items, its rules in the partition's (emission) order with
+ * the plan's flags; each parent register, after its last rule, added into (add) or stored in
+ * row to[parent] of out. */
+static void run_block(const codegen_partition *p, int b, const float *left, const float *right,
+                      float *out, const int *to, int add, int n, int stride)
+{
+    const codegen_block *blk = &p->block[b];
+    const codegen_rule *rule = p->rule + blk->first;
+    unsigned char *flags = malloc((size_t)blk->nrule);
+    float *reg = malloc((size_t)p->dim[0] * sizeof *reg);
+    int live;
+    long loads;
+    cr_assert_eq(codegen_block_plan(rule, blk->nrule, p->dim, p->shape.live_limit, flags, &live,
+                                    &loads),
+                 CKY_OK);
+    for (int t = 0; t < n; t++)
+        for (long i = 0; i < blk->nrule; i++) {
+            const codegen_rule *r = &rule[i];
+            float lr = left[(size_t)r->l * stride + t] * right[(size_t)r->r * stride + t];
+            float w = codegen_weight(CODEGEN_SEMIRING_SUM_PRODUCT, r->w);
+            reg[r->p] = fmaf(lr, w, (flags[i] & PLAN_FIRST_P) ? 0.0f : reg[r->p]);
+            if (!(flags[i] & PLAN_LAST_P))
+                continue;
+            float *o = &out[(size_t)to[r->p] * stride + t];
+            *o = add ? *o + reg[r->p] : reg[r->p];
+        }
+    free(flags);
+    free(reg);
+}
+
+/* The plain loop: kernel by kernel, block by block (run_block), for every work item; parent
+ * rows accumulate in `parent`. */
 static void plain_loop(const codegen_partition *p, const float *left, const float *right,
                        float *parent, int n, int stride)
 {
-    float *reg = malloc((size_t)p->dim[0] * sizeof *reg);
-    for (int b = 0; b < p->nblock; b++) {
-        const codegen_block *blk = &p->block[b];
-        const codegen_rule *rule = p->rule + blk->first;
-        unsigned char *flags = malloc((size_t)blk->nrule);
-        int live;
-        long loads;
-        cr_assert_eq(codegen_block_plan(rule, blk->nrule, p->dim, p->shape.live_limit, flags,
-                                        &live, &loads),
-                     CKY_OK);
-        for (int t = 0; t < n; t++)
-            for (long i = 0; i < blk->nrule; i++) {
-                const codegen_rule *r = &rule[i];
-                float lr = left[(size_t)r->l * stride + t] * right[(size_t)r->r * stride + t];
-                float w = codegen_weight(CODEGEN_SEMIRING_SUM_PRODUCT, r->w);
-                reg[r->p] = fmaf(lr, w, (flags[i] & PLAN_FIRST_P) ? 0.0f : reg[r->p]);
-                if (flags[i] & PLAN_LAST_P)
-                    parent[(size_t)r->p * stride + t] += reg[r->p];
-            }
-        free(flags);
-    }
-    free(reg);
+    int *same = malloc((size_t)p->dim[0] * sizeof *same);
+    for (int x = 0; x < p->dim[0]; x++)
+        same[x] = x;
+    for (int b = 0; b < p->nblock; b++)
+        run_block(p, b, left, right, parent, same, 1, n, stride);
+    free(same);
 }
 
 /* Emit, host-build and run every sum-product kernel of p over n work items. */
@@ -235,7 +249,7 @@ Test(codegen_sumprod, slots_then_fold_are_the_host_bits)
     fill_probs(right, p.dim[2], n, stride);
     float *host = calloc((size_t)dim * stride, sizeof(float));
     float *fold = calloc((size_t)dim * stride, sizeof(float));
-    float *reg = malloc(sizeof(float) * dim);
+    int *slot = malloc(sizeof(int) * dim);
     char *mark = malloc((size_t)dim);
     host_run(&p, left, right, host, n, stride);
     int several = 0;
@@ -249,10 +263,10 @@ Test(codegen_sumprod, slots_then_fold_are_the_host_bits)
         cr_assert_eq(codegen_emit_kernel(&p, k, 0, CODEGEN_SEMIRING_SUM_PRODUCT, &src), CKY_OK);
         long stores = 0;
         for (const char *at = src; (at = strstr(at, "    CKY_STORE(")); at++) {
-            int row, slot;
-            cr_assert_eq(sscanf(at, "    CKY_STORE(%d, %d, P", &row, &slot), 2, "%.60s", at);
-            cr_assert(slot >= 0 && slot < ns && rows[slot] == row && !seen[slot]++,
-                      "kernel %d: row %d into slot %d", k, row, slot);
+            int row, sl;
+            cr_assert_eq(sscanf(at, "    CKY_STORE(%d, %d, P", &row, &sl), 2, "%.60s", at);
+            cr_assert(sl >= 0 && sl < ns && rows[sl] == row && !seen[sl]++,
+                      "kernel %d: row %d into slot %d", k, row, sl);
             stores++;
         }
         cr_assert_eq(stores, ns);
@@ -260,30 +274,15 @@ Test(codegen_sumprod, slots_then_fold_are_the_host_bits)
         float *part = calloc((size_t)ns * stride, sizeof(float));
         long base = 0;
         for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++) {
-            const codegen_block *blk = &p.block[b];
-            const codegen_rule *rule = p.rule + blk->first;
-            unsigned char *flags = malloc((size_t)blk->nrule);
-            int live;
-            long loads;
-            cr_assert_eq(codegen_block_plan(rule, blk->nrule, p.dim, p.shape.live_limit, flags,
-                                            &live, &loads),
-                         CKY_OK);
-            for (int t = 0; t < n; t++)
-                for (long i = 0; i < blk->nrule; i++) {
-                    const codegen_rule *r = &rule[i];
-                    float lr = left[(size_t)r->l * stride + t] * right[(size_t)r->r * stride + t];
-                    float w = codegen_weight(CODEGEN_SEMIRING_SUM_PRODUCT, r->w);
-                    reg[r->p] = fmaf(lr, w, (flags[i] & PLAN_FIRST_P) ? 0.0f : reg[r->p]);
-                    if (!(flags[i] & PLAN_LAST_P))
-                        continue;
-                    long sl = base;
-                    while (sl < base + blk->nparent && rows[sl] != r->p)
-                        sl++;
-                    cr_assert_lt(sl, base + blk->nparent, "block %d: row %d has no slot", b, r->p);
-                    part[(size_t)sl * stride + t] = reg[r->p];
-                }
-            base += blk->nparent;
-            free(flags);
+            for (int x = 0; x < dim; x++)
+                slot[x] = -1;
+            for (long sl = base; sl < base + p.block[b].nparent; sl++)
+                slot[rows[sl]] = (int)sl;
+            for (long i = p.block[b].first; i < p.block[b].first + p.block[b].nrule; i++)
+                cr_assert_geq(slot[p.rule[i].p], 0, "block %d: row %d has no slot", b,
+                              p.rule[i].p);
+            run_block(&p, b, left, right, part, slot, 0, n, stride);
+            base += p.block[b].nparent;
         }
         cr_assert_eq(base, ns);
         for (long sl = 0; sl < ns; sl++) /* the fold: slot order */
@@ -302,7 +301,7 @@ Test(codegen_sumprod, slots_then_fold_are_the_host_bits)
     free(right);
     free(host);
     free(fold);
-    free(reg);
+    free(slot);
     free(mark);
     codegen_partition_free(&p);
     codegen_family_free(&f);
