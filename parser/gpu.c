@@ -47,7 +47,10 @@ cky_status gpu_engine_new(const grammar *g, const gpu_dev_options *o, gpu_engine
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     e->threads = cores > 0 ? (int)cores : 1;
     cky_status st = gpu_dev_new(g, o, &e->dev);
+    if (!st && o->sum_only) /* a max-rule parser: its kernels now, not at the first parse */
+        st = gpu_sum_new(e->dev, &e->sum);
     if (st) {
+        gpu_dev_free(e->dev);
         free(e);
         return st;
     }

@@ -132,81 +132,107 @@ static cky_status upload(void **dst, const void *src, size_t bytes)
     return CKY_OK;
 }
 
-/* The grammar's kernels, compiled (on a warm start: read from the cache) on a host thread of
- * their own while the main thread creates the device's context: the two take a few tenths
- * of a second each at start-up and need nothing of each other. */
-typedef struct compile_task {
+/* One program of the grammar's kernels (max-plus, or a sum-product role), compiled (on a
+ * warm start: read from the cache) on a host thread of its own: the context, the programs
+ * and the search tables take a few tenths of a second each at start-up and need nothing of
+ * each other. */
+typedef struct compile_job {
     const grammar *g;
     const char *cache_dir;
     char arch[16];
+    codegen_semiring semiring;
+    codegen_role role;
     codegen_program *prog;
-    cky_status st;
-    char error[1024]; /* the thread's cky_last_error() on failure */
-} compile_task;
+} compile_job;
 
-static void *compile_main(void *arg)
+static cky_status compile_main(void *arg)
 {
-    compile_task *t = arg;
+    compile_job *j = arg;
     codegen_options o;
     codegen_options_default(&o);
-    o.arch = t->arch;
-    o.cache_dir = t->cache_dir;
-    if ((t->st = codegen_compile(t->g, &o, &t->prog)))
-        snprintf(t->error, sizeof t->error, "%s", cky_last_error());
-    return NULL;
+    o.arch = j->arch;
+    o.cache_dir = j->cache_dir;
+    o.semiring = j->semiring;
+    o.role = j->role;
+    return codegen_compile(j->g, &o, &j->prog);
 }
 
-/* The grammar's search tables for the tree pass and the unary step, built in host memory
- * on a host thread of their own beside the two (eng-sm6-shape: 0.3 s). */
-typedef struct tables_task {
+/* The search tables for the tree pass and the unary step, built in host memory (*arg, a
+ * kviterbi_csr) beside the context and the compile (eng-sm6-shape: 0.3 s). */
+typedef struct tables_job {
     const grammar *g;
     kviterbi_csr h;
-    cky_status st;
-    char error[1024];
-} tables_task;
+} tables_job;
 
-static void *tables_main(void *arg)
+static cky_status tables_main(void *arg)
 {
-    tables_task *t = arg;
-    if ((t->st = kviterbi_csr_build(t->g, &t->h)))
-        snprintf(t->error, sizeof t->error, "%s", cky_last_error());
-    return NULL;
+    tables_job *j = arg;
+    return kviterbi_csr_build(j->g, &j->h);
 }
 
-/* Open device `id` (its context), compile the kernels for it (d->prog) and build the
- * search tables (*h, host memory), in parallel where the threads start (the compile also
- * needs the device's architecture before its context exists). */
-static cky_status dev_open_compile(gpu_dev *d, int id, kviterbi_csr *h)
+/* The jobs of the max-plus program (job[0]) and, when `sum`, the three sum-product roles. */
+static int compile_jobs(gpu_dev *d, int sum, compile_job job[1 + 3])
 {
-    compile_task t = {.g = d->g, .cache_dir = d->cache_dir};
-    tables_task tt = {.g = d->g};
-    int major = 0, minor = 0, started = 0;
-    pthread_t thread, tables;
-    int tables_started = pthread_create(&tables, NULL, tables_main, &tt) == 0;
+    int n = sum ? 4 : 1;
+    for (int k = 0; k < n; k++)
+        job[k] = (compile_job){.g = d->g, .cache_dir = d->cache_dir,
+                               .semiring = k ? CODEGEN_SEMIRING_SUM_PRODUCT
+                                             : CODEGEN_SEMIRING_MAX_PLUS,
+                               .role = k ? (codegen_role)(k - 1) : CODEGEN_ROLE_PARENT};
+    return n;
+}
+
+/* Start the jobs job[from .. n) for architecture sm_<major><minor>, each on a thread. */
+static void compile_start(compile_job *job, workers_task *task, int from, int n, int major,
+                          int minor)
+{
+    for (int k = from; k < n; k++) {
+        snprintf(job[k].arch, sizeof job[k].arch, "sm_%d%d", major, minor);
+        workers_start(&task[k], compile_main, &job[k]);
+    }
+}
+
+/* Open device `id` (its context), compile the kernels for it (d->prog, and d->sum_prog
+ * when `sum`) and build the search tables (*h, host memory), in parallel where the
+ * threads start (the compile also needs the device's architecture before its context
+ * exists). */
+static cky_status dev_open_compile(gpu_dev *d, int id, int sum, kviterbi_csr *h)
+{
+    compile_job job[4];
+    workers_task task[4], tables;
+    tables_job tj = {.g = d->g};
+    int n = compile_jobs(d, sum, job), major = 0, minor = 0, early = 0;
+    workers_start(&tables, tables_main, &tj);
     if (id >= 0 && id < gpu_count() &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
         cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, id) == cudaSuccess) {
-        snprintf(t.arch, sizeof t.arch, "sm_%d%d", major, minor);
-        started = pthread_create(&thread, NULL, compile_main, &t) == 0;
+        early = 1;
+        compile_start(job, task, 0, n, major, minor);
     }
     cudaGetLastError(); /* a failed attribute query is gpu_open's to report */
     cky_status st = gpu_open(id, &d->info);
-    if (started) {
-        pthread_join(thread, NULL);
-    } else if (!st) {
-        snprintf(t.arch, sizeof t.arch, "sm_%d%d", d->info.cc_major, d->info.cc_minor);
-        compile_main(&t);
-    }
-    if (tables_started)
-        pthread_join(tables, NULL);
-    else
-        tables_main(&tt);
-    d->prog = t.prog;
-    *h = tt.h;
-    if (!st && t.st)
-        st = cky_fail(t.st, "%s", t.error);
-    if (!st && tt.st)
-        st = cky_fail(tt.st, "%s", tt.error);
+    if (!early && !st)
+        compile_start(job, task, 0, n, d->info.cc_major, d->info.cc_minor);
+    if (early || !st)
+        st = workers_wait_all(task, n, st);
+    st = workers_wait_all(&tables, 1, st);
+    d->prog = job[0].prog;
+    for (int r = 0; r < n - 1; r++)
+        d->sum_prog[r] = job[1 + r].prog;
+    *h = tj.h;
+    return st;
+}
+
+cky_status gpu_dev_compile_sum(gpu_dev *d)
+{
+    if (d->sum_prog[0])
+        return CKY_OK;
+    compile_job job[4];
+    workers_task task[4];
+    compile_start(job, task, 1, compile_jobs(d, 1, job), d->info.cc_major, d->info.cc_minor);
+    cky_status st = workers_wait_all(task + 1, 3, CKY_OK);
+    for (int r = 0; r < 3; r++)
+        d->sum_prog[r] = job[1 + r].prog;
     return st;
 }
 
@@ -337,7 +363,7 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
     kviterbi_csr h = {0};
-    cky_status st = dev_open_compile(d, o->device, &h);
+    cky_status st = dev_open_compile(d, o->device, o->sum_only, &h);
     if (!st) {
         d->chunk = o->chunk >= 0 ? o->chunk : d->info.sm_count;
         snprintf(d->desc, sizeof d->desc, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB)",
@@ -360,6 +386,8 @@ void gpu_dev_free(gpu_dev *d)
         return;
     gpu_dev_unload_kernels(d->prog, d->kernel);
     codegen_program_free(d->prog);
+    for (int r = 0; r < 3; r++)
+        codegen_program_free(d->sum_prog[r]);
     free(d->cache_dir);
     kviterbi_tables_free(d->tables);
     for (int c = 0; c < 2; c++)

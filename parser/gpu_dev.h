@@ -97,7 +97,8 @@ typedef struct gpu_dev_options {
                         SM (the default); 0: each code block over all tiles in turn */
     const char *cache_dir; /* kernel cache (NULL: $CKY_CACHE, else ~/.cache/cky; "off") */
     int sum_only;    /* the max-plus kernels compiled (their classes lay out the workspaces)
-                        but not loaded: a max-rule parser runs the sum-product ones alone */
+                        but not loaded: a max-rule parser runs the sum-product ones alone
+                        (compiled beside them, while the context is made) */
     int part_mb;     /* MiB for the sum-product kernels' partial slots (parser/gpu_sum.h),
                         which set how many work items one launch takes (0: the default) */
 } gpu_dev_options;
@@ -110,6 +111,9 @@ typedef struct gpu_dev {
     char desc[320];
     codegen_program *prog;
     gpu_kernel *kernel[CODEGEN_NFAMILY]; /* NULL with gpu_dev_options.sum_only */
+    codegen_program *sum_prog[3]; /* the sum-product roles (parent, left, right), compiled
+                                     with the max-plus program when sum_only, else by
+                                     gpu_dev_compile_sum; parser/gpu_sum.h takes them */
     kviterbi_tables *tables; /* the grammar's rule tables (unary step, decoders) */
     cudaStream_t stream;
     int width, nsub;
@@ -141,6 +145,10 @@ typedef struct gpu_dev {
 cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out);
 
 void gpu_dev_free(gpu_dev *d);
+
+/* Compile (or fetch from the cache) the three sum-product roles' programs into
+ * d->sum_prog, each on a host thread of its own, unless they are there already. */
+cky_status gpu_dev_compile_sum(gpu_dev *d);
 
 /* The kernels of program p loaded on the current device: kernel[f][0 .. nkernel) for each
  * family (kernel[f] calloc'ed). On failure what was loaded stays for gpu_dev_unload_kernels. */

@@ -1,49 +1,22 @@
 /* gpu_sum: the sum-product passes on a GPU device (see gpu_sum.h). */
 #include "gpu_sum.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "gpu_maxc.h"
 #include "sum_rules.h"
+#include "../util/workers.h"
 
 /* ---- setup ---- */
 
-/* The kernels of one role, compiled (on a warm start: read from the cache) on a host
- * thread of their own: the three roles and the tables' set-up need nothing of each other. */
-typedef struct role_task {
-    const gpu_dev *d;
-    codegen_role role;
-    codegen_program *prog;
-    cky_status st;
-    char error[1024]; /* the thread's cky_last_error() on failure */
-} role_task;
-
-static void *role_main(void *arg)
+/* Load the compiled kernels of the three roles, in one batch (arg: the gpu_sum), on the
+ * device's threads. */
+static cky_status load_roles(void *arg)
 {
-    role_task *t = arg;
-    codegen_options o;
-    codegen_options_default(&o);
-    char arch[16];
-    snprintf(arch, sizeof arch, "sm_%d%d", t->d->info.cc_major, t->d->info.cc_minor);
-    o.arch = arch;
-    o.cache_dir = t->d->cache_dir;
-    o.semiring = CODEGEN_SEMIRING_SUM_PRODUCT;
-    o.role = t->role;
-    if ((t->st = codegen_compile(t->d->g, &o, &t->prog)))
-        snprintf(t->error, sizeof t->error, "%s", cky_last_error());
-    return NULL;
-}
-
-/* Load the compiled kernels of the three roles, in one batch. */
-static cky_status load_roles(gpu_sum *s)
-{
-    for (int r = 0; r < 3; r++) /* the workspaces and row tables are the max-plus kernels' */
-        for (int c = 0; c < 2; c++)
-            CKY_ASSERT(s->prog[r]->classes.n[c] == s->d->prog->classes.n[c],
-                       "the sum-product kernels' classes differ");
+    gpu_sum *s = arg;
+    GPU_CHECK(cudaSetDevice(s->d->info.id)); /* on a thread of its own */
     const codegen_program *p[3] = {s->prog[0], s->prog[1], s->prog[2]};
     return gpu_dev_load_programs(p, s->kernel, 3);
 }
@@ -223,29 +196,25 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
     if (!s)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     s->d = d;
-    role_task t[3];
-    pthread_t thread[3];
-    int started[3];
-    for (int r = 0; r < 3; r++) {
-        t[r] = (role_task){.d = d, .role = (codegen_role)r};
-        started[r] = pthread_create(&thread[r], NULL, role_main, &t[r]) == 0;
+    cky_status st = gpu_dev_compile_sum(d);
+    for (int r = 0; r < 3; r++) { /* s owns them now */
+        s->prog[r] = d->sum_prog[r];
+        d->sum_prog[r] = NULL;
     }
-    cky_status st = upload_tables(s);
-    if (!st)
-        st = gpu_maxc_new(d, &s->maxc);
-    for (int r = 0; r < 3; r++) {
-        if (started[r])
-            pthread_join(thread[r], NULL);
-        else
-            role_main(&t[r]);
-        s->prog[r] = t[r].prog;
-        if (!st && t[r].st)
-            st = cky_fail(t[r].st, "%s", t[r].error);
+    for (int r = 0; r < 3 && !st; r++) /* the workspaces and row tables are max-plus's */
+        for (int c = 0; c < 2; c++)
+            CKY_ASSERT(s->prog[r]->classes.n[c] == d->prog->classes.n[c],
+                       "the sum-product kernels' classes differ");
+    if (!st) { /* the module loads (a driver lock serializes them) beside the tables */
+        workers_task load;
+        workers_start(&load, load_roles, s);
+        st = upload_tables(s);
+        if (!st)
+            st = gpu_maxc_new(d, &s->maxc);
+        if (!st)
+            st = make_folds(s);
+        st = workers_wait_all(&load, 1, st);
     }
-    if (!st)
-        st = load_roles(s);
-    if (!st)
-        st = make_folds(s);
     if (st) {
         gpu_sum_free(s);
         return st;

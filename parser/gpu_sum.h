@@ -31,7 +31,9 @@ typedef struct gpu_sum {
     struct gpu_maxc *maxc;                  /* max-c and the trees (parser/gpu_maxc.h) */
 } gpu_sum;
 
-/* The sum-product state of device d for grammar d->g (maxrule_check_grammar's errors). */
+/* The sum-product state of device d for grammar d->g (maxrule_check_grammar's errors):
+ * the three roles' programs taken from d->sum_prog (compiled there first when they are
+ * not: gpu_dev_compile_sum), their kernels loaded, the tables uploaded. */
 cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out);
 
 void gpu_sum_free(gpu_sum *s);
