@@ -3,10 +3,11 @@
  *   - maxc_sums: a few thread blocks per multiprocessor take the listed cells in turn. In a
  *     cell, a warp per symbol P takes P's bounds: its upper bound (maxc_upper) and the score
  *     of the candidate whose children score the most.
- *     Then, a window of candidates at a time, those that may beat them (maxc_may_beat) are
- *     listed, the rows' V over the cell's outside layer of their rules that have none yet
- *     taken (into the block's global scratch), and a warp per candidate sums its rule's
- *     rows. The other candidates' sums are skipped.
+ *     Then the candidates that may beat them (maxc_may_beat) are listed in a window in
+ *     shared memory as the scan of the cell's candidates goes; when it is half full (or
+ *     the scan is over), the rows' V over the cell's outside layer of their rules that have
+ *     none yet are taken (into the block's global scratch), and a warp per candidate sums
+ *     its rule's rows. The other candidates' sums are skipped.
  *   - maxc_span: one thread block per cell: the children's max-c scores copied into shared
  *     memory (global scratch when they do not fit); a warp per symbol takes the best binary
  *     candidate among those maxc_sums summed (its lanes over the symbol's rules, a
@@ -130,7 +131,7 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
     int *next = count + 1; /* the symbols' counter of next_symbol */
     unsigned *need = (unsigned *)(next + 1); /* bit b: rule b's V wanted or there */
     int *wanted = (int *)(need + (t.nbin + 31) / 32), *nwanted = wanted + t.nbin;
-    long items = (long)(span - 1) * t.nbin; /* a cell's sums */
+    int items = (span - 1) * t.nbin; /* a cell's sums (kernels_maxc_sums checks the range) */
     for (int m = blockIdx.x; m < ncell; m += gridDim.x) { /* cell m of the list */
         const int *c = cells + 3 * m;
         long c0 = c[0];
@@ -201,36 +202,51 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
             }
         }
         __syncthreads();
-        /* the sums of the candidates that may beat the bound, a window at a time: listed
-         * (and the V of their rules that have none yet), then a warp each */
+        /* the sums of the candidates that may beat the bound: listed in the window as the
+         * scan goes (and the V of their rules that have none yet), then, when the window is
+         * half full or the scan is over, summed a warp each. A scan step takes at most as
+         * many candidates as the window has room for; the warps' sums wait only for full
+         * windows, not for every few thousand candidates scanned. */
         double *out = sums + (size_t)m * items;
-        for (long x0 = 0; x0 < items; x0 += MAXC_WINDOW) {
-            if (threadIdx.x == 0)
-                *count = 0;
-            __syncthreads();
-            for (long x = x0 + threadIdx.x; x < x0 + MAXC_WINDOW && x < items;
-                 x += blockDim.x) {
-                int b = ITEM_RULE(t, x), k = ITEM_SPLIT(t, x, i), P = t.bin[b].parent;
+        int listed = 0; /* in the window, as every thread read it after the last barrier */
+        if (threadIdx.x == 0)
+            *count = 0;
+        for (int x0 = 0; x0 < items;) {
+            __syncthreads(); /* the count set, the window read */
+            int step = items - x0 < MAXC_WINDOW - listed ? items - x0 : MAXC_WINDOW - listed;
+            int x = x0 + threadIdx.x, b = x % t.nbin, k = i + 1 + x / t.nbin;
+            for (; x < x0 + step; x += blockDim.x) {
+                int P = t.bin[b].parent;
                 if (maxc_binary_at(&t, b, i, k, j) &&
                     maxc_may_beat(maxc_binary_scores(&t, &y, c0, n, i, k, j, b), upper[P],
                                   best[P])) {
-                    window[atomicAdd(count, 1)] = (int)(x - x0);
+                    window[atomicAdd(count, 1)] = x;
                     if (!(need[b / 32] & (1u << (b % 32))))
                         want_rule(b, need, wanted, nwanted);
                 }
+                for (b += blockDim.x; b >= t.nbin; b -= t.nbin) /* x + blockDim.x */
+                    k++;
             }
+            x0 += step;
             __syncthreads();
-            if (*count)
+            listed = *count;
+            if (listed < MAXC_WINDOW / 2 && x0 < items)
+                continue;
+            if (listed)
                 rows_v(&t, &y, cell, wanted, nwanted, v);
-            for (int w = warp; w < *count; w += warps) {
-                long x = x0 + window[w];
+            for (int w = warp; w < listed; w += warps) {
+                int x = window[w];
                 double sum = item_sum(&t, &y, c0, n, i, ITEM_SPLIT(t, x, i), j,
                                       ITEM_RULE(t, x), v);
                 if (lane == 0)
                     out[x] = sum;
             }
-            __syncthreads(); /* the list read before the next window's */
+            __syncthreads(); /* the window read before it is refilled */
+            if (threadIdx.x == 0)
+                *count = 0;
+            listed = 0;
         }
+        __syncthreads(); /* the shared arrays read before the next cell's */
     }
 }
 
@@ -394,6 +410,8 @@ extern "C" cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers
 {
     if (ncell <= 0 || span < 2)
         return cudaSuccess;
+    if ((long)(span - 1) * t->nbin > INT_MAX - MAXC_SUMS_BLOCK) /* a cell's candidates: ints */
+        return cudaErrorInvalidValue;
     cudaError_t e = allow_shared();
     if (e != cudaSuccess)
         return e;
