@@ -3,11 +3,12 @@
  *   - maxc_sums: a few thread blocks per multiprocessor take the listed cells in turn. In a
  *     cell, a warp per symbol P takes P's bounds: its upper bound (maxc_upper) and the score
  *     of the candidate whose children score the most.
- *     Then the candidates that may beat them (maxc_may_beat) are listed in a window in
- *     shared memory as the scan of the cell's candidates goes; when it is half full (or
- *     the scan is over), the rows' V over the cell's outside layer of their rules that have
- *     none yet are taken (into the block's global scratch), and a warp per candidate sums
- *     its rule's rows. The other candidates' sums are skipped.
+ *     Then the candidates that may beat them (maxc_may_beat) are listed, MAXC_SPLITS splits
+ *     at a time: a bit per candidate in its rule's mask in shared memory, and the rule in a
+ *     list. A warp per listed rule takes the rows' V over the cell's outside layer (into
+ *     the block's global scratch; no barrier: the warp that takes a rule's V sums its
+ *     candidates) and its candidates' sums, MAXC_GROUP splits at a time, reading the rows'
+ *     V and the rule's rows once for the group. The other candidates' sums are skipped.
  *   - maxc_span: one thread block per cell: the children's max-c scores copied into shared
  *     memory (global scratch when they do not fit); a warp per symbol takes the best binary
  *     candidate among those maxc_sums summed (its lanes over the symbol's rules, a
@@ -36,20 +37,22 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
     }
 }
 
-/* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), the first candidates
- * (one per symbol), a window's candidates (MAXC_WINDOW ints and a count), a counter
- * of symbols, a bit per rule (its V wanted or there), the rules wanted (an int each) and
- * their count. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the
- * listed cells in turn, each with its own rows' V in global scratch (a large grammar's take
+/* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), a bit mask per rule
+ * (its candidates among MAXC_SPLITS splits), the first candidates (one per symbol), a
+ * counter (symbols, then rules), a bit per rule (its V there), the rules listed (an int
+ * each) and their count. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed
+ * cells in turn, each with its own rows' V in global scratch (a large grammar's take
  * megabytes). */
-#define MAXC_WINDOW 4096
+#define MAXC_SPLITS 64 /* the bits of a rule's mask: splits listed at a time */
+#ifndef MAXC_GROUP
+#define MAXC_GROUP 4 /* candidates of one rule summed together */
+#endif
 #define MAXC_SUMS_PER_SM 4
 
 static size_t sums_shared_bytes(const maxc_tables *t)
 {
-    return 2 * (size_t)t->nsym * sizeof(double) +
-           ((size_t)t->nsym + MAXC_WINDOW + 3 + (size_t)t->nbin + (t->nbin + 31) / 32) *
-               sizeof(int);
+    return (2 * (size_t)t->nsym + (size_t)t->nbin) * sizeof(double) +
+           ((size_t)t->nsym + 2 + (size_t)t->nbin + (t->nbin + 31) / 32) * sizeof(int);
 }
 
 /* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
@@ -76,33 +79,80 @@ static __device__ void want_rule(int b, unsigned *need, int *wanted, int *nwante
         wanted[atomicAdd(nwanted, 1)] = b;
 }
 
-/* The rows' V of the wanted rules, a warp per rule, a lane per row (the whole block calls
- * it); then none is wanted (their need bits stay set: V is there). */
+/* The rows' V of rule b over the cell's outside layer into v, a lane per row (every lane of
+ * the warp calls it). */
+static __device__ void rule_v(const maxc_tables *t, const maxc_layers *y, size_t cell, int b,
+                              double *v)
+{
+    const maxc_binary *r = &t->bin[b];
+    const float *po = y->opre + cell * y->nsub + t->sub_offset[r->parent];
+    for (int row = threadIdx.x % MAXC_LANES; row < r->nrow; row += MAXC_LANES)
+        v[r->row0 + row] = maxc_row_weight(t, b, row, po);
+}
+
+/* The rows' V of the wanted rules, a warp per rule (the whole block calls it); then none is
+ * wanted (their need bits stay set: V is there). */
 static __device__ void rows_v(const maxc_tables *t, const maxc_layers *y, size_t cell,
                               int *wanted, int *nwanted, double *v)
 {
-    int lane = threadIdx.x % MAXC_LANES, warps = blockDim.x / MAXC_LANES;
-    for (int q = threadIdx.x / MAXC_LANES; q < *nwanted; q += warps) {
-        const maxc_binary *r = &t->bin[wanted[q]];
-        const float *po = y->opre + cell * y->nsub + t->sub_offset[r->parent];
-        for (int row = lane; row < r->nrow; row += MAXC_LANES)
-            v[r->row0 + row] = maxc_row_weight(t, wanted[q], row, po);
-    }
+    for (int q = threadIdx.x / MAXC_LANES; q < *nwanted; q += blockDim.x / MAXC_LANES)
+        rule_v(t, y, cell, wanted[q], v);
     __syncthreads();
     if (threadIdx.x == 0)
         *nwanted = 0;
     __syncthreads();
 }
 
-/* The next symbol for the calling warp, those with the most rows first (next: the block's
- * counter), or -1 when none is left. */
-static __device__ int next_symbol(const maxc_tables *t, int *next)
+/* The next task for the calling warp from the block's counter `next` (every lane gets it). */
+static __device__ int next_task(int *next)
 {
     int at = 0;
     if (threadIdx.x % MAXC_LANES == 0)
         at = atomicAdd(next, 1);
-    at = __shfl_sync(0xffffffffu, at, 0);
+    return __shfl_sync(0xffffffffu, at, 0);
+}
+
+/* The next symbol for the calling warp, those with the most rows first (next: the block's
+ * counter), or -1 when none is left. */
+static __device__ int next_symbol(const maxc_tables *t, int *next)
+{
+    int at = next_task(next);
     return at < t->nsym ? t->by_rows[at] : -1;
+}
+
+/* The sums S of the candidates of rule b over (i, j) at the splits k[0 .. nk) (nk <=
+ * MAXC_GROUP) from its rows' V at v, into s[]: each one's lane parts and their butterfly
+ * exactly as maxc_binary_rows takes them, the rows' V and children read once for all. */
+static __device__ void group_sums(const maxc_tables *t, const maxc_layers *y, long c0, int n,
+                                  int i, const int *k, int nk, int j, int b, const double *v,
+                                  double *s)
+{
+    const maxc_binary *r = &t->bin[b];
+    const int *rl = t->row_l + r->row0, *rr = t->row_r + r->row0;
+    const float *lin[MAXC_GROUP], *rin[MAXC_GROUP];
+    double acc[MAXC_GROUP];
+    for (int q = 0; q < MAXC_GROUP; q++) {
+        int kq = k[q < nk ? q : 0];
+        lin[q] = y->post + ((size_t)c0 + chart_cell(n, i, kq)) * y->nsub + t->sub_offset[r->left];
+        rin[q] = y->post + ((size_t)c0 + chart_cell(n, kq, j)) * y->nsub + t->sub_offset[r->right];
+        acc[q] = 0;
+    }
+    for (int row = threadIdx.x % MAXC_LANES; row < r->nrow; row += MAXC_LANES) {
+        int a = rl[row], c = rr[row];
+        double w = v[r->row0 + row];
+#pragma unroll
+        for (int q = 0; q < MAXC_GROUP; q++)
+            if (q < nk) {
+                float l = lin[q][a], x = rin[q][c];
+                if (l != 0 && x != 0)
+                    acc[q] = fma(w, (double)l * (double)x, acc[q]);
+            }
+    }
+#ifdef __CUDA_ARCH__ /* (the host pass sees the host's maxc_lanes_add) */
+#pragma unroll
+    for (int q = 0; q < MAXC_GROUP; q++)
+        s[q] = maxc_lanes_add(acc[q]);
+#endif
 }
 
 /* The sum S of binary candidate (b, k) of cell (i, j) from its rule's V (every lane of the
@@ -117,18 +167,17 @@ static __device__ double item_sum(const maxc_tables *t, const maxc_layers *y, lo
                             y->post + cr * y->nsub + t->sub_offset[r->right]);
 }
 
-static __global__ void __launch_bounds__(MAXC_SUMS_BLOCK)
+static __global__ void __launch_bounds__(MAXC_SUMS_BLOCK, MAXC_SUMS_PER_SM)
 maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell, int span,
           double *rows, double *__restrict__ sums, double *__restrict__ bounds)
 {
     extern __shared__ double shared_sums[];
     int lane = threadIdx.x % MAXC_LANES;
-    int warp = threadIdx.x / MAXC_LANES, warps = blockDim.x / MAXC_LANES;
     double *best = shared_sums, *upper = best + t.nsym;
+    unsigned long long *mask = (unsigned long long *)(upper + t.nsym); /* rule b's splits */
     double *v = rows + (size_t)blockIdx.x * t.nrow; /* the block's rows' V */
-    int *first = (int *)(upper + t.nsym);
-    int *window = first + t.nsym, *count = window + MAXC_WINDOW;
-    int *next = count + 1; /* the symbols' counter of next_symbol */
+    int *first = (int *)(mask + t.nbin);
+    int *next = first + t.nsym; /* the counter of next_task */
     unsigned *need = (unsigned *)(next + 1); /* bit b: rule b's V wanted or there */
     int *wanted = (int *)(need + (t.nbin + 31) / 32), *nwanted = wanted + t.nbin;
     int items = (span - 1) * t.nbin; /* a cell's sums (kernels_maxc_sums checks the range) */
@@ -202,49 +251,49 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
             }
         }
         __syncthreads();
-        /* the sums of the candidates that may beat the bound: listed in the window as the
-         * scan goes (and the V of their rules that have none yet), then, when the window is
-         * half full or the scan is over, summed a warp each. A scan step takes at most as
-         * many candidates as the window has room for; the warps' sums wait only for full
-         * windows, not for every few thousand candidates scanned. */
+        /* the sums of the candidates that may beat the bound, MAXC_SPLITS splits at a time:
+         * the scan sets each one's bit in its rule's mask and lists the rule; then a warp
+         * per listed rule takes its rows' V (unless there) and its candidates' sums, a
+         * group at a time. The other candidates' sums are skipped. */
         double *out = sums + (size_t)m * items;
-        int listed = 0; /* in the window, as every thread read it after the last barrier */
-        if (threadIdx.x == 0)
-            *count = 0;
-        for (int x0 = 0; x0 < items;) {
-            __syncthreads(); /* the count set, the window read */
-            int step = items - x0 < MAXC_WINDOW - listed ? items - x0 : MAXC_WINDOW - listed;
-            int x = x0 + threadIdx.x, b = x % t.nbin, k = i + 1 + x / t.nbin;
-            for (; x < x0 + step; x += blockDim.x) {
+        for (int k0 = 0; k0 < span - 1; k0 += MAXC_SPLITS) {
+            int kn = span - 1 - k0 < MAXC_SPLITS ? span - 1 - k0 : MAXC_SPLITS;
+            for (int b = threadIdx.x; b < t.nbin; b += blockDim.x)
+                mask[b] = 0;
+            if (threadIdx.x == 0)
+                *next = *nwanted = 0;
+            __syncthreads();
+            int x = k0 * t.nbin + threadIdx.x, b = x % t.nbin, k = i + 1 + x / t.nbin;
+            for (; x < (k0 + kn) * t.nbin; x += blockDim.x) {
                 int P = t.bin[b].parent;
                 if (maxc_binary_at(&t, b, i, k, j) &&
                     maxc_may_beat(maxc_binary_scores(&t, &y, c0, n, i, k, j, b), upper[P],
-                                  best[P])) {
-                    window[atomicAdd(count, 1)] = x;
-                    if (!(need[b / 32] & (1u << (b % 32))))
-                        want_rule(b, need, wanted, nwanted);
-                }
+                                  best[P]) &&
+                    !atomicOr(&mask[b], 1ull << (k - i - 1 - k0)))
+                    wanted[atomicAdd(nwanted, 1)] = b;
                 for (b += blockDim.x; b >= t.nbin; b -= t.nbin) /* x + blockDim.x */
                     k++;
             }
-            x0 += step;
             __syncthreads();
-            listed = *count;
-            if (listed < MAXC_WINDOW / 2 && x0 < items)
-                continue;
-            if (listed)
-                rows_v(&t, &y, cell, wanted, nwanted, v);
-            for (int w = warp; w < listed; w += warps) {
-                int x = window[w];
-                double sum = item_sum(&t, &y, c0, n, i, ITEM_SPLIT(t, x, i), j,
-                                      ITEM_RULE(t, x), v);
-                if (lane == 0)
-                    out[x] = sum;
+            for (int q; (q = next_task(next)) < *nwanted;) {
+                int b = wanted[q];
+                if (!(need[b / 32] & (1u << (b % 32)))) { /* its V: this warp's alone */
+                    rule_v(&t, &y, cell, b, v);
+                    __syncwarp();
+                    if (lane == 0)
+                        atomicOr(&need[b / 32], 1u << (b % 32));
+                }
+                for (unsigned long long bits = mask[b]; bits;) {
+                    int ks[MAXC_GROUP], nk = 0;
+                    for (; bits && nk < MAXC_GROUP; bits &= bits - 1)
+                        ks[nk++] = i + 1 + k0 + __ffsll((long long)bits) - 1;
+                    double sum[MAXC_GROUP];
+                    group_sums(&t, &y, c0, n, i, ks, nk, j, b, v, sum);
+                    for (int g = 0; g < nk && lane == 0; g++)
+                        out[(size_t)(ks[g] - i - 1) * t.nbin + b] = sum[g];
+                }
             }
-            __syncthreads(); /* the window read before it is refilled */
-            if (threadIdx.x == 0)
-                *count = 0;
-            listed = 0;
+            __syncthreads(); /* the masks and list read before the next splits' */
         }
         __syncthreads(); /* the shared arrays read before the next cell's */
     }
