@@ -223,7 +223,8 @@ Test(gpu_maxrule, layers_other_grammar, .timeout = 1800)
     check_layers(spec, 30, maxlen ? atoi(maxlen) : 40);
 }
 
-/* A 200-word sentence (dev words, repeated): finite log P and a tree. */
+/* A 200-word sentence (dev words, repeated): finite log P and a tree, the cpu engine's bits
+ * (spans over 64 words: max-c lists their candidates 64 splits at a time). */
 Test(gpu_maxrule, long_sentence, .timeout = 600)
 {
     need_gpu();
@@ -232,11 +233,14 @@ Test(gpu_maxrule, long_sentence, .timeout = 600)
                  cky_last_error());
     sentence one;
     dev_long_sentence(200, 40, &one);
-    parse_result r;
+    parse_result r, cpu;
     run(g, PARSER_ENGINE_GPU, 0, &one, 1, &r);
     cr_assert_eq(r.outcome, PARSE_OK, "%s", r.error ? r.error : "no parse");
     cr_assert(isfinite(r.loglik) && r.loglik < -745, "log P %g", r.loglik);
     cr_assert(isfinite(r.score), "score %g", r.score);
+    run(g, PARSER_ENGINE_CPU, 0, &one, 1, &cpu);
+    same_results(&cpu, &r, 1, "cpu vs gpu, 200 words");
+    parse_result_clear(&cpu);
     parse_result_clear(&r);
     sentence_free(&one);
     grammar_free(g);
