@@ -44,9 +44,7 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
  * cells in turn, each with its own rows' V in global scratch (a large grammar's take
  * megabytes). */
 #define MAXC_SPLITS 64 /* the bits of a rule's mask: splits listed at a time */
-#ifndef MAXC_GROUP
-#define MAXC_GROUP 4 /* candidates of one rule summed together */
-#endif
+#define MAXC_GROUP 4   /* candidates of one rule summed together */
 #define MAXC_SUMS_PER_SM 4
 
 static size_t sums_shared_bytes(const maxc_tables *t)

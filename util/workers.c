@@ -43,5 +43,3 @@ cky_status workers_wait_all(workers_task *t, int n, cky_status st)
             return cky_fail(t[k].st, "%s", t[k].error);
     return st;
 }
-
-cky_status workers_wait(workers_task *t) { return workers_wait_all(t, 1, CKY_OK); }

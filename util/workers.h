@@ -23,15 +23,13 @@ typedef struct workers_task {
     char error[1024]; /* the thread's cky_last_error() on failure */
 } workers_task;
 
-/* Start fn(arg) on a thread of its own (when none can be started, workers_wait runs it). */
+/* Start fn(arg) on a thread of its own (when none can be started, workers_wait_all runs it). */
 void workers_start(workers_task *t, cky_status (*fn)(void *arg), void *arg);
 
-/* Wait for task t (or run it now on the calling thread), once per workers_start: its status, with its message as
- * the calling thread's cky_last_error() on failure. */
-cky_status workers_wait(workers_task *t);
-
-/* Wait for the n tasks t[0 .. n), as workers_wait: st when it is a failure already (the
- * calling thread's message kept), else the first failed task's status and message. */
+/* Wait for the n tasks t[0 .. n), each started once by workers_start (or run it now on the
+ * calling thread): st when it is a failure already (the calling thread's message kept),
+ * else the first failed task's status, with its message as the calling thread's
+ * cky_last_error(). */
 cky_status workers_wait_all(workers_task *t, int n, cky_status st);
 
 #endif
