@@ -19,12 +19,18 @@ static cky_status job_main(void *arg)
     return j->fails ? cky_fail(j->fails, "job %d failed", j->value) : CKY_OK;
 }
 
+/* The three jobs j[] started as tasks t[]. */
+static void start_three(workers_task t[3], job j[3])
+{
+    for (int k = 0; k < 3; k++)
+        workers_start(&t[k], job_main, &j[k]);
+}
+
 Test(workers, tasks_run_beside_the_caller)
 {
     job j[3] = {{1, CKY_OK, 0}, {2, CKY_OK, 0}, {3, CKY_OK, 0}};
     workers_task t[3];
-    for (int k = 0; k < 3; k++)
-        workers_start(&t[k], job_main, &j[k]);
+    start_three(t, j);
     cr_assert_eq(workers_wait_all(t, 3, CKY_OK), CKY_OK);
     for (int k = 0; k < 3; k++) {
         cr_assert_eq(j[k].value, 10 * (k + 1));
@@ -36,8 +42,7 @@ Test(workers, the_first_failure_and_its_message)
 {
     job j[3] = {{1, CKY_OK, 0}, {2, CKY_ERR_IO, 0}, {3, CKY_ERR_ARG, 0}};
     workers_task t[3];
-    for (int k = 0; k < 3; k++)
-        workers_start(&t[k], job_main, &j[k]);
+    start_three(t, j);
     cr_assert_eq(workers_wait_all(t, 3, CKY_OK), CKY_ERR_IO);
     cr_assert_str_eq(cky_last_error(), "job 20 failed");
     cr_assert_eq(j[2].value, 30, "every task is waited for");
