@@ -1,7 +1,8 @@
 /* gpu_sum: the sum-product passes (inside and outside, for max-rule) on one GPU device, with
  * the arithmetic of parser/sum_rules.h: the same bits as the cpu engine's sum_chart.
  *
- * Made on a device on first use (the sum-product kernels of the three roles are compiled or
+ * Made with the engine of a max-rule parser (the three roles' programs fetched beside the
+ * max-plus one while the context is made, parser/gpu_dev.h), else on first use (compiled or
  * fetched from the cache then). For each sub-batch the device charts of gpu_dev (pre, post)
  * hold the scaled inside layers, and gpu_sum adds the outside layers (opre, opost), the four
  * exponent arrays and the pull lists. The steps (gpu_sum_ops, ctx: the gpu_sum) enqueue on
