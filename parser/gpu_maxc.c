@@ -1,6 +1,7 @@
 /* gpu_maxc: max-c scores and trees on the device (see gpu_maxc.h). */
 #include "gpu_maxc.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 #define MAXC_CHUNK_BYTES ((size_t)1 << 30) /* the most bytes of binary sums, bounds and
@@ -95,6 +96,10 @@ static int sums_chunk(const gpu_maxc *m, int span, int n)
 cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
 {
     gpu_dev *d = m->d;
+    if ((long)(p->maxn - 1) * m->t.nbin > INT_MAX / 2) /* kernels_maxc_sums: int candidates */
+        return cky_fail(CKY_ERR_LIMIT, "gpu engine, max-rule: a sentence of %d words has %ld "
+                        "binary candidates per cell (%d rules), more than max-c can number",
+                        p->maxn, (long)(p->maxn - 1) * m->t.nbin, m->t.nbin);
     size_t vals = (size_t)p->ncell * d->g->nsym;
     long long nodes_max = 0;
     for (int k = 0; k < p->n; k++)
