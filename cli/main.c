@@ -25,8 +25,8 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: cky COMMAND [OPTIONS]\n\n"
                "cky parses English sentences into Penn Treebank trees with a Berkeley\n"
-               "latent-variable grammar, computing the exact Viterbi parse over the whole\n"
-               "grammar (no pruning).\n\ncommands:\n");
+               "latent-variable grammar, computing the exact max-rule parse (the Berkeley\n"
+               "parser's default) or Viterbi parse over the whole grammar (no pruning).\n\ncommands:\n");
     for (const struct command *c = commands; c->name; c++)
         fprintf(f, "  %-9s %s\n", c->name, c->summary);
     fprintf(f, "\n'cky COMMAND --help' describes the options of a command.\n");
