@@ -225,20 +225,21 @@ cky_status codegen_partition_build(const codegen_family *f, codegen_shape shape,
                                    codegen_partition *out);
 void codegen_partition_free(codegen_partition *p);
 
-/* The role of a partition's output axis. PARENT: the partition as built (inside:
- * parent += left * right * w). LEFT and RIGHT: turned for the outside pass, each rule
- * (p, l, r, w) becoming (l, p, r, w), resp. (r, p, l, w): the kernels then compute
- * out_left[l] += outside[p] * inside_right[r] * w, resp. out_right[r] += outside[p] *
- * inside_left[l] * w, with the workspaces PARENT = the child's class, LEFT = X (the parent
- * outside rows), RIGHT = the sibling's class. */
+/* The role of a family's output axis. PARENT: the family as built (inside: parent +=
+ * left * right * w). LEFT and RIGHT: turned for the outside pass, each rule (p, l, r, w)
+ * becoming (l, p, r, w), resp. (r, p, l, w): the kernels then compute out_left[l] +=
+ * outside[p] * inside_right[r] * w, resp. out_right[r] += outside[p] * inside_left[l] * w,
+ * with the workspaces PARENT = the child's class, LEFT = X (the parent outside rows),
+ * RIGHT = the sibling's class. */
 typedef enum codegen_role {
     CODEGEN_ROLE_PARENT = 0, CODEGEN_ROLE_LEFT, CODEGEN_ROLE_RIGHT
 } codegen_role;
 
-/* The partition p with its axes turned for `role`: the same kernels, code blocks and rules
- * (rows permuted), each block ordered and planned again. Free with codegen_partition_free. */
-cky_status codegen_partition_turn(const codegen_partition *p, codegen_role role,
-                                  codegen_partition *out);
+/* Turn family f in place for `role` (rows of each rule and the dimensions permuted), to be
+ * partitioned as it is: a partition of its own fits the output axis, where the parent's
+ * partition turned would not (eng-sm6-shape XX, left: 23,372 partial slots per work item
+ * against 8,506; right: 98,137 loads against 48,435; docs/performance.md, session 14). */
+cky_status codegen_family_turn(codegen_family *f, codegen_role role);
 
 /* ---- emission ---- */
 
@@ -289,8 +290,8 @@ typedef struct codegen_options {
     unsigned families;     /* bit f set: compile family f (default all); the others are
                               partitioned only, their kernels have no cubin and no host code */
     codegen_semiring semiring; /* of the kernels' rules (default max-plus) */
-    codegen_role role;         /* each family's partition turned for this role (default:
-                                  PARENT, as built); part[f] is then the turned one */
+    codegen_role role;         /* each family turned for this role before it is
+                                  partitioned (default: PARENT, as built) */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);

@@ -272,16 +272,20 @@ static codegen_shape shape_resolve(codegen_shape shape, long nrule)
     return shape;
 }
 
-/* Partition family `id` into prog->part[id]: from the manifest cache when `cache` has it,
- * else built (and then written to the cache). Sets *key; counts hits in the program. */
+/* Partition family `id`, turned for o->role, into prog->part[id]: from the manifest cache
+ * when `cache` has it, else built (and then written to the cache). Sets *key; counts hits in the program. */
 static cky_status family_partition(const grammar *g, const codegen_options *o,
                                    const char *cache, codegen_family_id id,
                                    codegen_program *prog, uint64_t *key)
 {
     codegen_family fam;
     cky_status st = codegen_family_build(g, &prog->classes, id, &fam);
-    if (st)
+    if (!st)
+        st = codegen_family_turn(&fam, o->role);
+    if (st) {
+        codegen_family_free(&fam);
         return st;
+    }
     codegen_shape shape = shape_resolve(o->shape[id], fam.nrule);
     *key = codegen_partition_key(&fam, &shape);
     if (cache && codegen_cache_get_partition(cache, *key, &fam, &shape, &prog->part[id])) {
@@ -312,13 +316,6 @@ static cky_status family_run(const grammar *g, const codegen_options *o, pool *p
 {
     codegen_program *prog = pl->prog;
     cky_status st = family_partition(g, o, pl->cache, f, prog, &pl->part_key[f]);
-    if (!st && o->role != CODEGEN_ROLE_PARENT) {
-        codegen_partition turned;
-        if (!(st = codegen_partition_turn(&prog->part[f], o->role, &turned))) {
-            codegen_partition_free(&prog->part[f]);
-            prog->part[f] = turned;
-        }
-    }
     if (!st && !(prog->kernel[f] = calloc((size_t)prog->part[f].nkernel + 1,
                                            sizeof **prog->kernel)))
         st = cky_fail(CKY_ERR_NOMEM, "out of memory");

@@ -4,7 +4,7 @@
  * A sum_chart holds linear scores in float32 with one power-of-two exponent per cell and
  * layer, with the arithmetic of parser/sum_rules.h (the gpu engine's too, bit for bit):
  * the inside pass fills pre and post, the outside pass opost and opre; the binary steps run
- * the sum-product kernels (the outside pass the turned ones, codegen_partition_turn) a
+ * the sum-product kernels (the outside pass those of the turned families, codegen_family_turn) a
  * workspace at a time and add each work item's vector into its cell at the cell's exponent,
  * in plan order (inside) or pull order (outside, plan_fill_pulls). Nothing depends on the
  * batch, the workspace width or the threads: the same bits for any of them. Needs a grammar

@@ -171,10 +171,10 @@ Test(codegen_sumprod, host_build_is_the_sum)
     codegen_family_free(&f);
 }
 
-/* The outside roles: the turned partitions' kernels give the plain loop's bits (same order)
- * and the textbook outside sums: out_left[l] = sum of outside[p] * inside_right[r] * w, and
- * out_right[r] = sum of outside[p] * inside_left[l] * w, over the family's rules. Dimensions
- * differ per axis so that a mixed-up axis shows. */
+/* The outside roles: the turned families' partitions give the plain loop's bits (same
+ * order) and the textbook outside sums: out_left[l] = sum of outside[p] * inside_right[r] *
+ * w, and out_right[r] = sum of outside[p] * inside_left[l] * w, over the family's rules.
+ * Dimensions differ per axis so that a mixed-up axis shows. */
 Test(codegen_sumprod, turned_partitions_send_to_children)
 {
     codegen_family f;
@@ -186,17 +186,19 @@ Test(codegen_sumprod, turned_partitions_send_to_children)
     codegen_shape shape;
     cr_assert_eq(codegen_shape_parse("2x1x2/2x2x1", &shape), CKY_OK);
     shape.live_limit = 16;
-    codegen_partition p;
-    cr_assert_eq(codegen_partition_build(&f, shape, &p), CKY_OK);
     const int n = 13, stride = 16;
     float *outside = malloc(sizeof(float) * 40 * stride), *in[1]; /* in[0]: sibling rows */
     fill_probs(outside, 40, n, stride); /* the parents' outside rows */
     for (codegen_role role = CODEGEN_ROLE_LEFT; role <= CODEGEN_ROLE_RIGHT; role++) {
+        codegen_family tf = f;
+        tf.rule = malloc((size_t)f.nrule * sizeof *tf.rule);
+        memcpy(tf.rule, f.rule, (size_t)f.nrule * sizeof *tf.rule);
+        cr_assert_eq(codegen_family_turn(&tf, role), CKY_OK, "%s", cky_last_error());
         codegen_partition t;
-        cr_assert_eq(codegen_partition_turn(&p, role, &t), CKY_OK, "%s", cky_last_error());
+        cr_assert_eq(codegen_partition_build(&tf, shape, &t), CKY_OK, "%s", cky_last_error());
         int nout = role == CODEGEN_ROLE_LEFT ? 41 : 44, nsib = role == CODEGEN_ROLE_LEFT ? 44 : 41;
         cr_assert(t.dim[0] == nout && t.dim[1] == 40 && t.dim[2] == nsib);
-        cr_assert_eq(t.nrule, p.nrule);
+        cr_assert_eq(t.nrule, f.nrule);
         in[0] = malloc(sizeof(float) * nsib * stride);
         fill_probs(in[0], nsib, n, stride);
         float *got = calloc((size_t)nout * stride, sizeof(float));
@@ -223,9 +225,9 @@ Test(codegen_sumprod, turned_partitions_send_to_children)
         free(expect);
         free(sum);
         codegen_partition_free(&t);
+        codegen_family_free(&tf);
     }
     free(outside);
-    codegen_partition_free(&p);
     codegen_family_free(&f);
 }
 
