@@ -210,7 +210,7 @@ typedef struct codegen_partition {
     long naive_loads;         /* the same for equal-width blocking with the same shape */
     codegen_origin origin;    /* the candidate chosen */
     double candidate_reload[CODEGEN_NORIGIN]; /* every candidate's reload rate and loads */
-    long candidate_loads[CODEGEN_NORIGIN];    /* (of the partition as built, unturned) */
+    long candidate_loads[CODEGEN_NORIGIN];
 } codegen_partition;
 
 /* Partition family `f` with `shape` (all-zero: automatic). Empty cubes are dropped, every

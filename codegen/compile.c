@@ -113,7 +113,7 @@ static uint64_t kernel_key(const pool *pl, const job *j)
                         p->family, p->dim[0], p->dim[1], p->dim[2], s->major[0], s->major[1],
                         s->major[2], s->minor[0], s->minor[1], s->minor[2], s->live_limit};
     uint64_t h = codegen_hash(CODEGEN_FNV_INIT, head, sizeof head);
-    if (pl->opt->role != CODEGEN_ROLE_PARENT) /* (unturned keys as before) */
+    if (pl->opt->role != CODEGEN_ROLE_PARENT) /* (the parent role's keys as before) */
         h = codegen_hash(h, &pl->opt->role, sizeof pl->opt->role);
     h = codegen_hash(h, kn, sizeof *kn);
     h = codegen_hash(h, p->block + kn->first_block, (size_t)kn->nblock * sizeof *p->block);
