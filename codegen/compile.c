@@ -273,7 +273,8 @@ static codegen_shape shape_resolve(codegen_shape shape, long nrule)
 }
 
 /* Partition family `id`, turned for o->role, into prog->part[id]: from the manifest cache
- * when `cache` has it, else built (and then written to the cache). Sets *key; counts hits in the program. */
+ * when `cache` has it, else built (and then written to the cache). Sets *key; counts hits
+ * in the program. */
 static cky_status family_partition(const grammar *g, const codegen_options *o,
                                    const char *cache, codegen_family_id id,
                                    codegen_program *prog, uint64_t *key)
