@@ -10,6 +10,8 @@ cky_status codegen_family_turn(codegen_family *f, codegen_role role)
     static const int axes[3][3] = {{0, 1, 2}, {1, 0, 2}, {2, 0, 1}};
     if ((unsigned)role > CODEGEN_ROLE_RIGHT)
         return cky_fail(CKY_ERR_ARG, "codegen: no role %d", (int)role);
+    if (role == CODEGEN_ROLE_PARENT) /* as built: nothing to permute */
+        return CKY_OK;
     const int *ax = axes[role];
     int dim[3];
     for (int a = 0; a < 3; a++)
