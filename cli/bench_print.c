@@ -181,7 +181,8 @@ static void print_row_text(const bench_run *b, const bench_row *w)
         printf("  passes       no per-pass figures: the engine does not keep them yet\n");
     double xx = rate(w->xx_evals, w->stage[GPU_STAGE_XX]);
     printf("  XX kernels   %.4g /s = %.1f%% of the %s peak\n"
-           "  stages (profiled pass, %.3f s; device stages by CUDA events):\n",
+           "  stages (profiled pass, %.3f s; device stages by CUDA events, XT, TX and TT "
+           "overlapping XX):\n",
            xx, 100 * rate(xx, peak), kpeak_kind_name(kind), w->profiled);
     for (int k = 0; k < GPU_NSTAGE; k++)
         printf("    %-15s %8.4f s\n", gpu_stage_name((gpu_stage)k), w->stage[k]);

@@ -274,6 +274,7 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     if (!st)
         st = gpu_dev_prof_collect(d, 0);
     if (st) {
+        gpu_dev_join(d); /* what a failed pass left on the side stream comes before the next */
         dec->discard(dec->ctx, first, n);
         gpu_dev_prof_collect(d, 1);
     } else {

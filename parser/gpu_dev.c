@@ -95,7 +95,7 @@ cky_status gpu_dev_prof_begin(gpu_dev *d)
             d->cap_ev = i + 1;
         }
     }
-    GPU_CHECK(cudaEventRecord(d->ev[d->nev].start, d->stream));
+    GPU_CHECK(cudaEventRecord(d->ev[d->nev].start, d->cur));
     return CKY_OK;
 }
 
@@ -106,7 +106,7 @@ cky_status gpu_dev_prof_end(gpu_dev *d, gpu_stage stage)
     d->ev[d->nev].stage = stage;
     d->ev[d->nev].pass = d->pass;
     d->ev[d->nev].semiring = d->semiring;
-    GPU_CHECK(cudaEventRecord(d->ev[d->nev++].stop, d->stream));
+    GPU_CHECK(cudaEventRecord(d->ev[d->nev++].stop, d->cur));
     return CKY_OK;
 }
 
@@ -120,6 +120,31 @@ cky_status gpu_dev_prof_collect(gpu_dev *d, int drop)
             d->stats.pass_seconds[d->ev[i].pass][d->ev[i].semiring] += ms * 1e-3;
     }
     d->nev = 0;
+    return CKY_OK;
+}
+
+/* ---- the two streams ---- */
+
+gpu_lane gpu_dev_lane(gpu_dev *d, codegen_family_id f)
+{
+    int side = f != CODEGEN_XX;
+    d->cur = side ? d->side : d->stream;
+    return (gpu_lane){d->cur, side ? d->side_ws : d->ws, side};
+}
+
+cky_status gpu_dev_fork(gpu_dev *d)
+{
+    d->cur = d->stream;
+    GPU_CHECK(cudaEventRecord(d->forked, d->stream));
+    GPU_CHECK(cudaStreamWaitEvent(d->side, d->forked, 0));
+    return CKY_OK;
+}
+
+cky_status gpu_dev_join(gpu_dev *d)
+{
+    d->cur = d->stream;
+    GPU_CHECK(cudaEventRecord(d->joined, d->side));
+    GPU_CHECK(cudaStreamWaitEvent(d->stream, d->joined, 0));
     return CKY_OK;
 }
 
@@ -327,8 +352,10 @@ static cky_status dev_load(gpu_dev *d, const kviterbi_csr *h, int sum_only)
     int rows = cl->n[CODEGEN_X] > cl->n[CODEGEN_T] ? cl->n[CODEGEN_X] : cl->n[CODEGEN_T];
     d->tile = (rows ? rows : 1) * KERNELS_TILE;
     size_t tiles = ((size_t)d->width + KERNELS_TILE - 1) / KERNELS_TILE;
-    for (int w = 0; w < 3; w++)
+    for (int w = 0; w < 3; w++) {
         GPU_CHECK(cudaMalloc((void **)&d->ws[w], tiles * d->tile * sizeof(float)));
+        GPU_CHECK(cudaMalloc((void **)&d->side_ws[w], tiles * d->tile * sizeof(float)));
+    }
     cudaError_t unary = kernels_unary_setup(d->nsub, &d->unary_lanes);
     if (unary == cudaErrorInvalidValue)
         return cky_fail(CKY_ERR_CUDA, "gpu engine: the unary step needs %zu bytes of shared "
@@ -336,6 +363,10 @@ static cky_status dev_load(gpu_dev *d, const kviterbi_csr *h, int sum_only)
                         2 * (size_t)d->nsub * sizeof(float), d->nsub, d->info.name);
     GPU_CHECK(unary);
     GPU_CHECK(cudaStreamCreateWithFlags(&d->stream, cudaStreamNonBlocking));
+    GPU_CHECK(cudaStreamCreateWithFlags(&d->side, cudaStreamNonBlocking));
+    GPU_CHECK(cudaEventCreateWithFlags(&d->forked, cudaEventDisableTiming));
+    GPU_CHECK(cudaEventCreateWithFlags(&d->joined, cudaEventDisableTiming));
+    d->cur = d->stream;
     return CKY_OK;
 }
 
@@ -392,8 +423,10 @@ void gpu_dev_free(gpu_dev *d)
     kviterbi_tables_free(d->tables);
     for (int c = 0; c < 2; c++)
         cudaFree(d->d_row[c]);
-    for (int w = 0; w < 3; w++)
+    for (int w = 0; w < 3; w++) {
         cudaFree(d->ws[w]);
+        cudaFree(d->side_ws[w]);
+    }
     gpu_buffer_free(&d->pre, 0);
     gpu_buffer_free(&d->post, 0);
     gpu_buffer_free(&d->d_items, 0);
@@ -403,6 +436,12 @@ void gpu_dev_free(gpu_dev *d)
         cudaEventDestroy(d->ev[i].stop);
     }
     free(d->ev);
+    if (d->forked)
+        cudaEventDestroy(d->forked);
+    if (d->joined)
+        cudaEventDestroy(d->joined);
+    if (d->side)
+        cudaStreamDestroy(d->side);
     if (d->stream)
         cudaStreamDestroy(d->stream);
     free(d);
@@ -434,6 +473,9 @@ static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, pla
     const int *left = it.left, *right = it.right, *parent = it.parent;
     const codegen_partition *part = &d->prog->part[f];
     int tile = d->tile, rows_x = cl->n[CODEGEN_X];
+    gpu_lane lane = gpu_dev_lane(d, f);
+    float *const *ws = lane.ws;
+    cudaStream_t stream = lane.stream;
     for (long first = sg.first; first < sg.first + sg.count; first += d->width) {
         int n = (int)(sg.first + sg.count - first < d->width ? sg.first + sg.count - first
                                                               : d->width);
@@ -441,12 +483,12 @@ static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, pla
         if ((st = gpu_dev_prof_begin(d)))
             return st;
         int tiles = (n + KERNELS_TILE - 1) / KERNELS_TILE;
-        GPU_CHECK(kernels_fill(d->ws[2], tiles, rows_x * KERNELS_TILE, tile, CODEGEN_KEY_NINF,
-                               d->stream));
+        GPU_CHECK(kernels_fill(ws[2], tiles, rows_x * KERNELS_TILE, tile, CODEGEN_KEY_NINF,
+                               stream));
         GPU_CHECK(kernels_gather(d->post.p, d->nsub, left + first, n, d->d_row[lc], cl->n[lc],
-                                 d->ws[0], tile, d->stream));
+                                 ws[0], tile, stream));
         GPU_CHECK(kernels_gather(d->post.p, d->nsub, right + first, n, d->d_row[rc],
-                                 cl->n[rc], d->ws[1], tile, d->stream));
+                                 cl->n[rc], ws[1], tile, stream));
         if ((st = gpu_dev_prof_end(d, GPU_STAGE_GATHER)) || (st = gpu_dev_prof_begin(d)))
             return st;
         for (int k = 0; k < part->nkernel; k++) {
@@ -456,17 +498,18 @@ static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, pla
             if (m < 1) /* not with the kernels' launch bounds; the launch would say so */
                 m = 1;
             int chunk = (d->chunk + m - 1) / m; /* in blocks of m tiles */
-            void *args[] = {&d->ws[0], &d->ws[1], &d->ws[2], &n, &tile, &chunk};
+            float *w0 = ws[0], *w1 = ws[1], *w2 = ws[2];
+            void *args[] = {&w0, &w1, &w2, &n, &tile, &chunk};
             dim3 grid = {(unsigned)((tiles + m - 1) / m), (unsigned)part->kernel[k].nblock, 1};
             dim3 block = {(unsigned)(CODEGEN_THREADS * m), 1, 1};
-            if ((st = gpu_kernel_launch(&d->kernel[f][k], grid, block, args, d->stream)))
+            if ((st = gpu_kernel_launch(&d->kernel[f][k], grid, block, args, stream)))
                 return st;
         }
         if ((st = gpu_dev_prof_end(d, (gpu_stage)(GPU_STAGE_XX + f))) ||
             (st = gpu_dev_prof_begin(d)))
             return st;
-        GPU_CHECK(kernels_reduce((const int *)d->ws[2], tile, n, parent + first,
-                                 d->d_row[CODEGEN_X], rows_x, d->pre.p, d->nsub, d->stream));
+        GPU_CHECK(kernels_reduce((const int *)ws[2], tile, n, parent + first,
+                                 d->d_row[CODEGEN_X], rows_x, d->pre.p, d->nsub, stream));
         if ((st = gpu_dev_prof_end(d, GPU_STAGE_REDUCE)))
             return st;
         gpu_dev_count(d, f, n, part->nrule);
@@ -479,6 +522,8 @@ static cky_status dev_binary(void *ctx, const plan *p, engine_pass pass, codegen
 {
     gpu_dev *dev = ctx;
     cky_status st = engine_check_pass("gpu", pass, sr);
+    if (!st && f == 0)
+        st = gpu_dev_fork(dev);
     if (st || dev->prog->part[f].nrule == 0)
         return st;
     dev->pass = pass;
@@ -492,6 +537,8 @@ static cky_status dev_unary(void *ctx, const plan *p, engine_pass pass, codegen_
 {
     gpu_dev *dev = ctx;
     cky_status st = engine_check_pass("gpu", pass, sr);
+    if (!st)
+        st = gpu_dev_join(dev);
     if (!st)
         st = gpu_dev_prof_begin(dev);
     if (st)

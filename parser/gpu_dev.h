@@ -7,7 +7,12 @@
  * child vectors are copy-transposed into symbol-major workspaces, the family's generated
  * kernels (codegen/, NVRTC cubins) run over them, and the parent workspace is max-reduced
  * into the cells' pre-unary layer with atomics; its unary step fills the post-unary layer
- * of a span's cells. Everything is enqueued on the device's stream.
+ * of a span's cells. Everything is enqueued on the device's stream but the binary steps of
+ * families XT, TX and TT, which run on a side stream with workspaces of their own, beside
+ * XX's: the side stream waits for the main one before a span's first family
+ * (gpu_dev_fork), and the main one for the side one before the span's unary step
+ * (gpu_dev_join). The atomic max reduce is order-free; the sum-product steps add their
+ * items in family order (parser/gpu_sum.h).
  *
  * The struct is public so that the engine (parser/gpu.h) and the decoders running on the
  * device (parser/gpu_viterbi.h) reach its stream, charts and tables; only gpu_dev.c
@@ -115,7 +120,10 @@ typedef struct gpu_dev {
                                      with the max-plus program when sum_only, else by
                                      gpu_dev_compile_sum; parser/gpu_sum.h takes them */
     kviterbi_tables *tables; /* the grammar's rule tables (unary step, decoders) */
-    cudaStream_t stream;
+    cudaStream_t stream; /* every step but the side families' binary ones */
+    cudaStream_t side;   /* the binary steps of XT, TX and TT (gpu_dev_lane) */
+    cudaEvent_t forked, joined; /* gpu_dev_fork, gpu_dev_join */
+    cudaStream_t cur;    /* the stream of the stage under way, for its profiling events */
     int width, nsub;
     int tile;        /* floats per workspace tile: the most rows of a class x KERNELS_TILE */
     int block_tiles; /* tiles per thread block of a binary kernel (codegen.h): 4, so that the
@@ -129,6 +137,7 @@ typedef struct gpu_dev {
                         loaded later, parser/gpu_sum.h) */
     int *d_row[2];   /* class-local row -> global id, classes X and T */
     float *ws[3];    /* left, right, parent workspaces: width / KERNELS_TILE tiles */
+    float *side_ws[3]; /* the same for the side stream's families */
     gpu_buffer pre, post;       /* device charts of the sub-batch */
     gpu_buffer d_items, h_items; /* gpu_items of the sub-batch */
     int profile;
@@ -170,8 +179,24 @@ cky_status gpu_dev_reserve(gpu_dev *d, const plan *p, int host);
  * semiring of d->pass, d->semiring. */
 void gpu_dev_count(gpu_dev *d, codegen_family_id f, int n, long nrule);
 
-/* Bracket a device stage with CUDA events when profiling is on (a family stage also counts
- * for d->pass, d->semiring). */
+/* Where family f's binary step runs: its stream and workspaces (XX: d->stream and d->ws;
+ * the others: d->side and d->side_ws). Sets d->cur, the stream of the profiling events. */
+typedef struct gpu_lane {
+    cudaStream_t stream;
+    float *const *ws; /* left, right, parent */
+    int side;         /* 1 on the side stream */
+} gpu_lane;
+gpu_lane gpu_dev_lane(gpu_dev *d, codegen_family_id f);
+
+/* Before the first binary step of a span: the side stream waits for what the main stream
+ * has enqueued (the previous span's unary step). After its last: the main stream waits for
+ * the side stream's steps (and d->cur is the main stream again). */
+cky_status gpu_dev_fork(gpu_dev *d);
+cky_status gpu_dev_join(gpu_dev *d);
+
+/* Bracket a device stage with CUDA events on d->cur when profiling is on (a family stage
+ * also counts for d->pass, d->semiring). Stages on the two streams overlap: their times
+ * add up to more than the wall clock. */
 cky_status gpu_dev_prof_begin(gpu_dev *d);
 cky_status gpu_dev_prof_end(gpu_dev *d, gpu_stage stage);
 

@@ -131,6 +131,8 @@ static cky_status make_folds(gpu_sum *s)
             }
     if (!st)
         st = gpu_buffer_need(&s->part, bytes, 0);
+    if (!st)
+        st = gpu_buffer_need(&s->side_part, bytes, 0);
     free(buf);
     free(rows);
     free(pos);
@@ -213,6 +215,8 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
             st = gpu_maxc_new(d, &s->maxc);
         if (!st)
             st = make_folds(s);
+        if (!st)
+            st = GPU_STATUS(cudaEventCreateWithFlags(&s->xx_added, cudaEventDisableTiming));
         st = workers_wait_all(&load, 1, st);
     }
     if (st) {
@@ -235,6 +239,9 @@ void gpu_sum_free(gpu_sum *s)
     }
     cudaFree(s->folds);
     gpu_buffer_free(&s->part, 0);
+    gpu_buffer_free(&s->side_part, 0);
+    if (s->xx_added)
+        cudaEventDestroy(s->xx_added);
     gpu_maxc_free(s->maxc);
     cudaFree(s->tables);
     gpu_buffer_free(&s->opre, 0);
@@ -354,6 +361,9 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
     int *top = inside ? s->epre : s->eopost;
     kernels_sum_items all = items_of(s, p, pass, d, f, side);
     long count = items_count(p, pass, d, f, side);
+    gpu_lane lane = gpu_dev_lane(dev, f);
+    float *const *ws = lane.ws;
+    cudaStream_t stream = lane.stream;
     for (long first = 0; first < count; first += dev->width) {
         int n = (int)(count - first < dev->width ? count - first : dev->width);
         kernels_sum_items it = all;
@@ -365,20 +375,20 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
         cky_status st = gpu_dev_prof_begin(dev);
         if (st)
             return st;
-        GPU_CHECK(kernels_fill(dev->ws[2], tiles, cl->n[out] * KERNELS_TILE, dev->tile, 0,
-                               dev->stream));
+        GPU_CHECK(kernels_fill(ws[2], tiles, cl->n[out] * KERNELS_TILE, dev->tile, 0,
+                               stream));
         if (it.index) {
             GPU_CHECK(kernels_gather_index(fa, dev->nsub, it.ca, it.index, n, dev->d_row[ca],
-                                           cl->n[ca], dev->ws[0], dev->tile, dev->stream));
+                                           cl->n[ca], ws[0], dev->tile, stream));
             GPU_CHECK(kernels_gather_index(dev->post.p, dev->nsub, it.cb, it.index, n,
-                                           dev->d_row[cb], cl->n[cb], dev->ws[1], dev->tile,
-                                           dev->stream));
+                                           dev->d_row[cb], cl->n[cb], ws[1], dev->tile,
+                                           stream));
         } else {
             GPU_CHECK(kernels_gather(fa, dev->nsub, it.ca + it.first, n, dev->d_row[ca],
-                                     cl->n[ca], dev->ws[0], dev->tile, dev->stream));
+                                     cl->n[ca], ws[0], dev->tile, stream));
             GPU_CHECK(kernels_gather(dev->post.p, dev->nsub, it.cb + it.first, n,
-                                     dev->d_row[cb], cl->n[cb], dev->ws[1], dev->tile,
-                                     dev->stream));
+                                     dev->d_row[cb], cl->n[cb], ws[1], dev->tile,
+                                     stream));
         }
         if ((st = gpu_dev_prof_end(dev, GPU_STAGE_GATHER)) || (st = gpu_dev_prof_begin(dev)))
             return st;
@@ -394,24 +404,29 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
                 int sn = n - at < sub ? n - at : sub;
                 int stiles = (sn + KERNELS_TILE - 1) / KERNELS_TILE;
                 long long o = (long long)(at / KERNELS_TILE) * tile;
-                const float *l = dev->ws[0] + o, *r = dev->ws[1] + o;
-                float *pp = s->part.p;
+                const float *l = ws[0] + o, *r = ws[1] + o;
+                float *pp = lane.side ? s->side_part.p : s->part.p;
                 void *args[] = {&l, &r, &pp, &sn, &tile, &ptile, &chunk};
                 dim3 grid = {(unsigned)((stiles + m - 1) / m),
                              (unsigned)part->kernel[k].nblock, 1};
                 dim3 block = {(unsigned)(CODEGEN_THREADS * m), 1, 1};
                 if ((st = gpu_kernel_launch(&s->kernel[role][f][k], grid, block, args,
-                                            dev->stream)))
+                                            stream)))
                     return st;
-                GPU_CHECK(kernels_sum_fold_slots(pp, ptile, dev->ws[2] + o, tile, sn, *fo,
-                                                 dev->stream));
+                GPU_CHECK(kernels_sum_fold_slots(pp, ptile, ws[2] + o, tile, sn, *fo,
+                                                 stream));
             }
         }
-        if ((st = gpu_dev_prof_end(dev, (gpu_stage)(GPU_STAGE_XX + f))) ||
-            (st = gpu_dev_prof_begin(dev)))
+        if ((st = gpu_dev_prof_end(dev, (gpu_stage)(GPU_STAGE_XX + f))))
             return st;
-        GPU_CHECK(kernels_sum_add(dev->ws[2], tile, it, n, top, dev->d_row[out], cl->n[out], dst,
-                                  dev->nsub, dev->stream));
+        if (lane.side) /* after XX's adds (not counted in the stage) */
+            GPU_CHECK(cudaStreamWaitEvent(stream, s->xx_added, 0));
+        if ((st = gpu_dev_prof_begin(dev)))
+            return st;
+        GPU_CHECK(kernels_sum_add(ws[2], tile, it, n, top, dev->d_row[out], cl->n[out], dst,
+                                  dev->nsub, stream));
+        if (!lane.side)
+            GPU_CHECK(cudaEventRecord(s->xx_added, stream));
         if ((st = gpu_dev_prof_end(dev, GPU_STAGE_REDUCE)))
             return st;
         gpu_dev_count(dev, f, n, part->nrule);
@@ -433,6 +448,11 @@ static cky_status sum_binary(void *ctx, const plan *p, engine_pass pass, codegen
                                           (int)items_count(p, pass, d, g, side),
                                           pass == ENGINE_PASS_INSIDE ? s->epre : s->eopost,
                                           s->d->stream));
+    if (f == 0) {
+        cky_status st = gpu_dev_fork(s->d);
+        if (st)
+            return st;
+    }
     for (int side = 0; side < sides && s->prog[0]->part[f].nrule; side++) {
         cky_status st = run_list(s, p, pass, d, f, side);
         if (st)
@@ -446,7 +466,9 @@ static cky_status sum_unary(void *ctx, const plan *p, engine_pass pass, codegen_
 {
     gpu_sum *s = ctx;
     gpu_dev *dev = s->d;
-    cky_status st = gpu_dev_prof_begin(dev);
+    cky_status st = gpu_dev_join(dev);
+    if (!st)
+        st = gpu_dev_prof_begin(dev);
     if (st)
         return st;
     plan_segment sg = p->cell[d];

@@ -10,7 +10,9 @@
  * (each kernel's code blocks in parallel, into partial slots that kernels_sum_fold_slots adds
  * into the workspace in order) and add the work items into their cells with kernels_sum_add,
  * in plan order (inside) or pull order (outside), at exponents set by kernels_sum_exp before
- * the span's first family. */
+ * the span's first family. The families but XX run on the device's side stream
+ * (gpu_dev_lane), with partial slots of their own, and add their items after XX's: the
+ * same adds in the same order as on one stream. */
 #ifndef CKY_PARSER_GPU_SUM_H
 #define CKY_PARSER_GPU_SUM_H
 
@@ -23,7 +25,9 @@ typedef struct gpu_sum {
     gpu_kernel *kernel[3][CODEGEN_NFAMILY];
     kernels_sum_fold *fold[3][CODEGEN_NFAMILY]; /* each kernel's slots (device arrays) */
     void *folds;                            /* one device allocation: the folds' arrays */
-    gpu_buffer part;                        /* the kernels' partial slots: a launch's */
+    gpu_buffer part, side_part;             /* the kernels' partial slots: a launch's,
+                                               on the main and the side stream */
+    cudaEvent_t xx_added;                   /* after XX's adds into the span's cells */
     void *tables;                           /* one device allocation: up and down */
     kernels_sum_table up, down;
     gpu_buffer opre, opost, exps;           /* device: outside layers; 4 x ncell ints */
