@@ -433,8 +433,8 @@ cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int
     if (pruned && g->lexicon && g->lexicon->kind == IMG_LEXICON_TEXT) {
         /* a text export: the exp of the log scores it gives the parser (exp(-inf) = 0) */
         cky_status st = grammar_score_word(g, word, loc, out);
-        for (int i = 0; !st && i < g->nsub_total; i++)
-            out[i] = exp(out[i]);
+        for (int i = 0; !st && i < g->nsub_total; i++) /* most are -inf: no call */
+            out[i] = out[i] == -INFINITY ? 0.0 : exp(out[i]);
         return st;
     }
     cky_status st = lexicon_berkeley_check(g);

@@ -42,6 +42,35 @@ extern "C" cudaError_t kernels_fill(void *a, int rows, int n, long long stride, 
     return cudaGetLastError();
 }
 
+/* A block per word (its row read in 16-byte pieces where nsub allows). */
+static __global__ void lexical(const float *__restrict__ lex, const int *__restrict__ exps,
+                               const int *__restrict__ cell, float *__restrict__ chart,
+                               int *__restrict__ cexp, int nsub)
+{
+    int w = blockIdx.x;
+    long long c = cell[w];
+    const float *src = lex + (long long)w * nsub;
+    float *dst = chart + c * nsub;
+    if (nsub % 4 == 0)
+        for (int x = threadIdx.x; x < nsub / 4; x += blockDim.x)
+            ((float4 *)dst)[x] = ((const float4 *)src)[x];
+    else
+        for (int x = threadIdx.x; x < nsub; x += blockDim.x)
+            dst[x] = src[x];
+    if (exps && threadIdx.x == 0)
+        cexp[c] = exps[w];
+}
+
+extern "C" cudaError_t kernels_lexical(const float *lex, const int *exps, const int *cell,
+                                       int nword, float *chart, int *cexp, int nsub,
+                                       cudaStream_t stream)
+{
+    if (nword <= 0 || nsub <= 0)
+        return cudaSuccess;
+    lexical<<<nword, 256, 0, stream>>>(lex, exps, cell, chart, cexp, nsub);
+    return cudaGetLastError();
+}
+
 /* Block (bx, by) moves items [32 bx, 32 bx + 32) x rows [32 by, 32 by + 32). */
 static __global__ void gather(const float *__restrict__ chart, int nsub,
                               const int *__restrict__ cell, const int *__restrict__ index, int n,

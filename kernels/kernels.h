@@ -39,6 +39,12 @@ cudaError_t kernels_gather(const float *chart, int nsub, const int *cell, int n,
                            const int *row, int rows, float *ws, long long tile,
                            cudaStream_t stream);
 
+/* The lexical layers of the one-word cells, in one launch: chart[cell[w] * nsub + x] =
+ * lex[w * nsub + x] for w < nword, x < nsub, and (exps not NULL) cexp[cell[w]] = exps[w].
+ * lex, exps and cell may be pinned host memory (read over the bus: no copy per sentence). */
+cudaError_t kernels_lexical(const float *lex, const int *exps, const int *cell, int nword,
+                            float *chart, int *cexp, int nsub, cudaStream_t stream);
+
 /* Atomic max reduce of a parent workspace of keys (codegen.h's GPU contract):
  * chart[cell[t] * nsub + row[x]] = max(itself, key(WS(x, t))) for x < rows, t < n. */
 cudaError_t kernels_reduce(const int *ws, long long tile, int n, const int *cell,

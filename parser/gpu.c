@@ -222,7 +222,6 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     double t1 = clock_seconds();
     d->stats.seconds[GPU_STAGE_HOST] += t1 - t0;
     /* lexical scores (host threads), uploaded into the one-word cells */
-    size_t nsub = (size_t)d->nsub;
     long *word0 = malloc((size_t)(n ? n : 1) * sizeof *word0);
     if (!word0) {
         plan_free(&p);
@@ -238,14 +237,13 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     } while (0)
     /* pre starts at -inf (binary results are maxed into it); post needs no fill: the unary
      * step writes every substate of every cell, span by span */
+    const int *words = gpu_items_at(d->h_items.p, &p).cells + p.cell[1].first; /* pinned */
     if (!st && sum)
-        st = gpu_sum_begin_inside(e->sum, &p, e->h_lex.p, e->h_lexexp.p, word0);
+        st = gpu_sum_begin_inside(e->sum, &p, e->h_lex.p, e->h_lexexp.p, words);
     else
         TRY(kernels_fill(d->pre.p, p.ncell, d->nsub, d->nsub, KERNELS_NINF_BITS, d->stream));
-    for (int k = 0; k < n && !st && !sum; k++) /* the one-word cells of a sentence are its first */
-        TRY(cudaMemcpyAsync((float *)d->pre.p + (size_t)p.cell0[k] * nsub,
-                            (float *)e->h_lex.p + (size_t)word0[k] * nsub,
-                            (size_t)p.len[k] * nsub * sizeof(float), cudaMemcpyHostToDevice,
+    if (!sum)
+        TRY(kernels_lexical(e->h_lex.p, NULL, words, (int)p.nword, d->pre.p, NULL, d->nsub,
                             d->stream));
     TRY(cudaStreamSynchronize(d->stream));
     double t2 = clock_seconds();

@@ -290,21 +290,13 @@ cky_status gpu_sum_pull(gpu_sum *s, const plan *p, int threads)
 #define NONE2 ((unsigned)(2 * CHART_EXP_NONE))
 
 cky_status gpu_sum_begin_inside(gpu_sum *s, const plan *p, const float *lex, const int *lexexp,
-                                const long *word0)
+                                const int *cells)
 {
     gpu_dev *d = s->d;
-    size_t nsub = (size_t)d->nsub;
     GPU_CHECK(kernels_fill(d->pre.p, (int)p->ncell, d->nsub, d->nsub, 0, d->stream));
     GPU_CHECK(kernels_fill(s->epre, 1, (int)p->ncell, 0, NONE2, d->stream));
-    for (int k = 0; k < p->n; k++) { /* the one-word cells of a sentence are its first */
-        GPU_CHECK(cudaMemcpyAsync((float *)d->pre.p + (size_t)p->cell0[k] * nsub,
-                                  lex + (size_t)word0[k] * nsub,
-                                  (size_t)p->len[k] * nsub * sizeof(float),
-                                  cudaMemcpyHostToDevice, d->stream));
-        GPU_CHECK(cudaMemcpyAsync(s->epre + p->cell0[k], lexexp + word0[k],
-                                  (size_t)p->len[k] * sizeof(int), cudaMemcpyHostToDevice,
-                                  d->stream));
-    }
+    GPU_CHECK(kernels_lexical(lex, lexexp, cells, (int)p->nword, d->pre.p, s->epre, d->nsub,
+                              d->stream));
     return CKY_OK;
 }
 

@@ -57,9 +57,10 @@ cky_status gpu_sum_pull(gpu_sum *s, const plan *p, int threads);
 
 /* Enqueue the start of the inside pass: pre all zero, epre 2 CHART_EXP_NONE (raised span by
  * span), the lexical layers of the one-word cells (lex[w * nsub ..], lexexp[w]: word w of the
- * batch, sentence by sentence; host memory that stays valid until the stream is synced). */
+ * batch, sentence by sentence, into cell cells[w]; pinned host memory that stays valid until
+ * the stream is synced). */
 cky_status gpu_sum_begin_inside(gpu_sum *s, const plan *p, const float *lex, const int *lexexp,
-                                const long *word0);
+                                const int *cells);
 
 /* Enqueue the start of the outside pass: opost zero but ROOT's 1 at the roots. */
 cky_status gpu_sum_begin_outside(gpu_sum *s, const plan *p);

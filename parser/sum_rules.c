@@ -191,8 +191,8 @@ cky_status sum_rules_lexical(const grammar *g, const char *word, int loc, float 
     int k = 0;
     if (m > 0)
         frexp(m, &k);
-    for (int x = 0; x < nsub; x++)
-        pre[x] = (float)ldexp(buf[x], -k);
+    for (int x = 0; x < nsub; x++) /* most are 0 (ldexp keeps a zero, and its sign) */
+        pre[x] = (float)(buf[x] == 0 ? buf[x] : ldexp(buf[x], -k));
     *epre = m > 0 ? k : CHART_EXP_NONE;
     return CKY_OK;
 }
