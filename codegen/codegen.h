@@ -105,8 +105,18 @@ typedef enum codegen_family_id {
 /* "XX", "XT", "TX", "TT" */
 const char *codegen_family_name(codegen_family_id id);
 /* Whether family `id` handles the split k of cell (i, j): XX every split, XT where the right
- * child is one word, TX where the left child is, TT two-word cells. */
-int codegen_family_has_split(codegen_family_id id, int i, int k, int j);
+ * child is one word, TX where the left child is, TT two-word cells. (Inline: the plan asks it
+ * for every split of every cell of a batch.) */
+static inline int codegen_family_has_split(codegen_family_id id, int i, int k, int j)
+{
+    switch (id) {
+    case CODEGEN_XX: return 1;
+    case CODEGEN_XT: return j - k == 1;
+    case CODEGEN_TX: return k - i == 1;
+    case CODEGEN_TT: return j - i == 2;
+    default: return 0;
+    }
+}
 
 /* Class of the left / right child of a family. */
 codegen_class codegen_family_left(codegen_family_id id);

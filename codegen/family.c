@@ -112,13 +112,3 @@ void codegen_family_free(codegen_family *f)
     f->nrule = 0;
 }
 
-int codegen_family_has_split(codegen_family_id id, int i, int k, int j)
-{
-    switch (id) {
-    case CODEGEN_XX: return 1;
-    case CODEGEN_XT: return j - k == 1;
-    case CODEGEN_TX: return k - i == 1;
-    case CODEGEN_TT: return j - i == 2;
-    default: return 0;
-    }
-}

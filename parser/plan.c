@@ -45,15 +45,21 @@ cky_status plan_new(const int *len, int n, plan *p)
     p->cell0 = malloc((size_t)(n ? n : 1) * sizeof *p->cell0);
     p->bin = calloc((size_t)(p->maxn + 1) * CODEGEN_NFAMILY, sizeof *p->bin);
     p->cell = calloc((size_t)p->maxn + 1, sizeof *p->cell);
-    if (!p->len || !p->cell0 || !p->bin || !p->cell) {
+    long *total = calloc((size_t)p->maxn + 1, sizeof *total);
+    if (!p->len || !p->cell0 || !p->bin || !p->cell || !total) {
+        free(total);
         plan_free(p);
         return cky_fail(CKY_ERR_NOMEM, "out of memory for the plan of %d sentences", n);
     }
-    for (int k = 0; k < n; k++) {
-        long c[CODEGEN_NFAMILY];
-        plan_count_items(len[k], c);
+    for (int d = 2; d <= p->maxn; d++) { /* total[m]: the items of a sentence of m words */
+        long per_cell = 0;
         for (int f = 0; f < CODEGEN_NFAMILY; f++)
-            p->nitem += c[f];
+            per_cell += plan_cell_items((codegen_family_id)f, d);
+        for (int m = d; m <= p->maxn; m++)
+            total[m] += (m - d + 1) * per_cell;
+    }
+    for (int k = 0; k < n; k++) {
+        p->nitem += total[len[k]];
         p->len[k] = len[k];
         p->cell0[k] = p->ncell;
         p->ncell += (long)chart_ncells(len[k]);
@@ -77,25 +83,35 @@ cky_status plan_new(const int *len, int n, plan *p)
             m += len[k] >= d ? len[k] - d + 1 : 0;
         p->cell[d].count = m - p->cell[d].first;
     }
+    free(total);
     return CKY_OK;
 }
 
 void plan_fill_items(const plan *p, int d, codegen_family_id f, int *left, int *right,
                      int *parent, int *sent)
 {
+    int lo = d, hi = 0; /* the left widths of the family's splits lie in [lo, hi] (they
+                           depend on d alone) */
+    for (int a = 1; a < d; a++)
+        if (codegen_family_has_split(f, 0, a, d)) {
+            lo = a < lo ? a : lo;
+            hi = a;
+        }
     long m = 0;
     for (int k = 0; k < p->n; k++) {
         int base = (int)p->cell0[k], len = p->len[k];
-        for (int i = 0; i + d <= len; i++)
-            for (int sp = i + 1; sp < i + d; sp++)
+        for (int i = 0; i + d <= len; i++) {
+            int pc = base + (int)chart_cell(len, i, i + d);
+            for (int sp = i + lo; sp <= i + hi; sp++)
                 if (codegen_family_has_split(f, i, sp, i + d)) {
                     left[m] = base + (int)chart_cell(len, i, sp);
                     right[m] = base + (int)chart_cell(len, sp, i + d);
-                    parent[m] = base + (int)chart_cell(len, i, i + d);
+                    parent[m] = pc;
                     if (sent)
                         sent[m] = k;
                     m++;
                 }
+        }
     }
     CKY_ASSERT(m == p->bin[d * CODEGEN_NFAMILY + f].count,
                "span %d family %s: %ld items listed, %ld counted", d, codegen_family_name(f),
@@ -113,28 +129,32 @@ void plan_fill_cells(const plan *p, int d, int *cells)
 }
 
 /* Walk the pull list (d, f, side) (plan.h): store each item's index into item[] unless
- * item is NULL; the entries. off[d2], per[d2] (maxn + 1 each) are scratch. */
+ * item is NULL; the entries. off[d2], per[d2] (maxn + 1 each) and the parent spans par[]
+ * (maxn) are scratch. */
 static long pull_walk(const plan *p, int d, codegen_family_id f, int side, int *item,
-                      long *off, long *per)
+                      long *off, long *per, int *par)
 {
+    int npar = 0; /* the parent spans d2 with a split of family f here, ascending: the
+                     split's widths (d and d2 - d) depend on d and d2 alone */
     for (int d2 = d + 1; d2 <= p->maxn; d2++) {
         off[d2] = 0;
         per[d2] = plan_cell_items(f, d2);
+        if (side ? codegen_family_has_split(f, 0, d2 - d, d2)
+                 : codegen_family_has_split(f, 0, d, d2))
+            par[npar++] = d2;
     }
     long m = 0;
     for (int k = 0; k < p->n; k++) {
         int len = p->len[k];
         for (int i = 0; i + d <= len; i++)
-            for (int d2 = d + 1; d2 <= len; d2++) {
+            for (int q = 0; q < npar && par[q] <= len; q++) {
                 /* the parent: (i, i + d2) over a left child, (i + d - d2, i + d) over a
                  * right one; the item's rank among its parent's splits (one split per
                  * cell but in family XX) */
-                int h = side ? i + d - d2 : i;
+                int d2 = par[q], h = side ? i + d - d2 : i;
                 if (h < 0 || h + d2 > len)
                     continue;
                 int sp = side ? i : i + d;
-                if (!codegen_family_has_split(f, h, sp, h + d2))
-                    continue;
                 long rank = f == CODEGEN_XX ? sp - h - 1 : 0;
                 if (item)
                     item[m] = (int)(p->bin[d2 * CODEGEN_NFAMILY + f].first + off[d2] +
@@ -162,18 +182,19 @@ static void *pull_worker(void *arg)
     pull_job *j = arg;
     plan *p = j->p;
     long *off = malloc((size_t)(p->maxn + 1) * 2 * sizeof *off);
+    int *par = malloc((size_t)(p->maxn + 1) * sizeof *par);
     int last = p->maxn * CODEGEN_NFAMILY * 2;
     for (;;) {
         pthread_mutex_lock(&j->lock);
         int x = j->next++;
-        j->failed |= !off;
+        j->failed |= !off || !par;
         pthread_mutex_unlock(&j->lock);
-        if (x >= last || !off)
+        if (x >= last || !off || !par)
             break;
         int d = x / (CODEGEN_NFAMILY * 2), f = x / 2 % CODEGEN_NFAMILY, side = x % 2;
         plan_segment *sg = &p->pull[x];
         long m = pull_walk(p, d, (codegen_family_id)f, side, j->item ? j->item + sg->first : NULL,
-                           off, off + p->maxn + 1);
+                           off, off + p->maxn + 1, par);
         if (!j->item)
             sg->count = m;
         else
@@ -181,6 +202,7 @@ static void *pull_worker(void *arg)
                        codegen_family_name((codegen_family_id)f), side, m, sg->count);
     }
     free(off);
+    free(par);
     return NULL;
 }
 
