@@ -94,6 +94,8 @@ static cky_status mr_finish(void *ctx, gpu_dev *d, const plan *p, int first)
     gpu_mr *m = ctx;
     gpu_sum *s = gpu_engine_sum(m->e);
     gpu_maxc *x = s->maxc;
+    if (d->profile) /* the outside pass done first: the max-c stage times its own work */
+        GPU_CHECK(cudaStreamSynchronize(d->stream));
     double t0 = clock_seconds(), *sec = d->stats.seconds;
     double kernels = sec[GPU_STAGE_MAXC_SUMS] + sec[GPU_STAGE_MAXC_CELLS];
     cky_status st = gpu_maxc_run(x, s, p);
