@@ -42,8 +42,9 @@ typedef enum gpu_stage {
     GPU_STAGE_VITERBI,   /* tree extraction */
     GPU_STAGE_MAXC_SUMS, /* max-rule: the binary candidates' sums (kernels_maxc_sums) */
     GPU_STAGE_MAXC_CELLS,/* the cells' max-c scores (kernels_maxc_span) */
-    GPU_STAGE_MAXC,      /* the rest of max-c (the walks, transfers, the trees on the host);
-                            all of it when profiling is off */
+    GPU_STAGE_MAXC,      /* the rest of max-c (the walks, transfers, the trees on the host;
+                            when profiling, after the outside pass is done); all of it when
+                            profiling is off */
     GPU_NSTAGE
 } gpu_stage;
 
