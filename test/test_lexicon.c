@@ -197,6 +197,34 @@ Test(lexicon, text_export_linear_is_exp_of_log)
     grammar_free(g);
 }
 
+/* grammar_score_word's contract, on which the gpu engine's scoring of each distinct word
+ * once rests: the position matters only as first or not, for the native lexicon and a text
+ * export, known and unknown words (capitalized, numbers, punctuation) alike. */
+Test(lexicon, scores_depend_on_the_position_only_as_first_or_not)
+{
+    static const char *const spec[] = {GRAMMARS "sample-sm3/sample-sm3.gr",
+                                       GRAMMARS "sample-sm3/sample-sm3"};
+    static const char *const words[] = {"the", "The", "Xylophonic", "xylophonic", "Zqx-ing",
+                                        "1987", "3,456.5", ",", "-LRB-", "IBM", "running"};
+    for (int k = 0; k < 2; k++) {
+        grammar *g = NULL;
+        cr_assert_eq(grammar_load(spec[k], &g), CKY_OK, "%s", cky_last_error());
+        size_t n = (size_t)g->nsub_total;
+        double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+        for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
+            cr_assert_eq(grammar_score_word(g, words[w], 1, a), CKY_OK);
+            for (int loc = 2; loc < 40; loc += 7) {
+                cr_assert_eq(grammar_score_word(g, words[w], loc, b), CKY_OK);
+                cr_assert(memcmp(a, b, n * sizeof *a) == 0, "%s: %s at 1 and %d differ",
+                          spec[k], words[w], loc);
+            }
+        }
+        free(a);
+        free(b);
+        grammar_free(g);
+    }
+}
+
 /* `cky lexicon` end to end: the same rows as the reference, values within 1 ulp. */
 Test(lexicon, command_reproduces_reference, .timeout = 60)
 {
