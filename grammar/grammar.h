@@ -125,8 +125,8 @@ int grammar_find_symbol(const grammar *g, const char *name);
 /* Log lexical scores of `word` at 0-based sentence position `loc`: writes out[nsub_total],
  * the score of every substate of every POS tag, and -INFINITY for all phrasal substates.
  * `word` is UTF-8 (invalid bytes are read as U+FFFD). The scores depend on `loc` only through
- * loc == 0 (an unknown word's signature marks a sentence-initial capital), so that the same
- * word at two positions other than the first has the same scores (engines score it once). */
+ * loc == 0 (an unknown word's signature marks a sentence-initial capital): the same word at
+ * two positions other than the first has the same scores. */
 cky_status grammar_score_word(const grammar *g, const char *word, int loc, double *out);
 
 /* Number of binary substate rules (parent substate, left substate, right substate) with a

@@ -197,9 +197,9 @@ Test(lexicon, text_export_linear_is_exp_of_log)
     grammar_free(g);
 }
 
-/* grammar_score_word's contract, on which the gpu engine's scoring of each distinct word
- * once rests: the position matters only as first or not, for the native lexicon and a text
- * export, known and unknown words (capitalized, numbers, punctuation) alike. */
+/* grammar_score_word's contract (what scoring each distinct word of a batch once would rest
+ * on): the position matters only as first or not, for the native lexicon and a text export,
+ * known and unknown words (capitalized, numbers, punctuation) alike. */
 Test(lexicon, scores_depend_on_the_position_only_as_first_or_not)
 {
     static const char *const spec[] = {GRAMMARS "sample-sm3/sample-sm3.gr",
