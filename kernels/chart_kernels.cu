@@ -44,12 +44,12 @@ extern "C" cudaError_t kernels_fill(void *a, int rows, int n, long long stride, 
 
 /* A block per word (its row read in 16-byte pieces where nsub allows). */
 static __global__ void lexical(const float *__restrict__ lex, const int *__restrict__ exps,
-                               const int *__restrict__ cell, float *__restrict__ chart,
-                               int *__restrict__ cexp, int nsub)
+                               const int *__restrict__ row, const int *__restrict__ cell,
+                               float *__restrict__ chart, int *__restrict__ cexp, int nsub)
 {
-    int w = blockIdx.x;
+    int w = blockIdx.x, r = row ? row[w] : w;
     long long c = cell[w];
-    const float *src = lex + (long long)w * nsub;
+    const float *src = lex + (long long)r * nsub;
     float *dst = chart + c * nsub;
     if (nsub % 4 == 0)
         for (int x = threadIdx.x; x < nsub / 4; x += blockDim.x)
@@ -58,16 +58,16 @@ static __global__ void lexical(const float *__restrict__ lex, const int *__restr
         for (int x = threadIdx.x; x < nsub; x += blockDim.x)
             dst[x] = src[x];
     if (exps && threadIdx.x == 0)
-        cexp[c] = exps[w];
+        cexp[c] = exps[r];
 }
 
-extern "C" cudaError_t kernels_lexical(const float *lex, const int *exps, const int *cell,
-                                       int nword, float *chart, int *cexp, int nsub,
-                                       cudaStream_t stream)
+extern "C" cudaError_t kernels_lexical(const float *lex, const int *exps, const int *row,
+                                       const int *cell, int nword, float *chart, int *cexp,
+                                       int nsub, cudaStream_t stream)
 {
     if (nword <= 0 || nsub <= 0)
         return cudaSuccess;
-    lexical<<<nword, 256, 0, stream>>>(lex, exps, cell, chart, cexp, nsub);
+    lexical<<<nword, 256, 0, stream>>>(lex, exps, row, cell, chart, cexp, nsub);
     return cudaGetLastError();
 }
 

@@ -40,10 +40,11 @@ cudaError_t kernels_gather(const float *chart, int nsub, const int *cell, int n,
                            cudaStream_t stream);
 
 /* The lexical layers of the one-word cells, in one launch: chart[cell[w] * nsub + x] =
- * lex[w * nsub + x] for w < nword, x < nsub, and (exps not NULL) cexp[cell[w]] = exps[w].
- * lex, exps and cell may be pinned host memory (read over the bus: no copy per sentence). */
-cudaError_t kernels_lexical(const float *lex, const int *exps, const int *cell, int nword,
-                            float *chart, int *cexp, int nsub, cudaStream_t stream);
+ * lex[r * nsub + x] for w < nword, x < nsub, and (exps not NULL) cexp[cell[w]] = exps[r],
+ * where r = row[w] (row NULL: w). lex, exps, row and cell may be pinned host memory (read
+ * over the bus: no copy per sentence). */
+cudaError_t kernels_lexical(const float *lex, const int *exps, const int *row, const int *cell,
+                            int nword, float *chart, int *cexp, int nsub, cudaStream_t stream);
 
 /* Atomic max reduce of a parent workspace of keys (codegen.h's GPU contract):
  * chart[cell[t] * nsub + row[x]] = max(itself, key(WS(x, t))) for x < rows, t < n. */

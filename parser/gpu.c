@@ -3,6 +3,7 @@
 #include "gpu.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,6 +24,7 @@ struct gpu_engine {
     int threads;     /* host threads for the lexicon and the item lists */
     gpu_buffer h_lex; /* lexical scores of the one-word cells (pinned) */
     gpu_buffer h_lexexp; /* their exponents, for the sum-product passes (pinned) */
+    gpu_buffer h_lexrep; /* each word's row there: the first of its repeats (pinned) */
     gpu_sum *sum;     /* the sum-product passes, made on first use */
 };
 
@@ -64,6 +66,7 @@ void gpu_engine_free(gpu_engine *e)
         return;
     gpu_buffer_free(&e->h_lex, 1);
     gpu_buffer_free(&e->h_lexexp, 1);
+    gpu_buffer_free(&e->h_lexrep, 1);
     gpu_sum_free(e->sum);
     gpu_dev_free(e->dev);
     free(e);
@@ -74,6 +77,7 @@ typedef struct lex_job {
     const grammar *g;
     const sentence *s;
     const long *word0; /* first one-word cell row of each sentence in the lexical buffer */
+    const int *rep;    /* words whose rep is not themselves are not scored (find_repeats) */
     float *out;
     int *exps; /* not NULL: the sum-product passes' scaled linear scores and exponents */
     int n, next;
@@ -98,6 +102,8 @@ static void *lex_worker(void *arg)
         if (k >= j->n)
             break;
         for (int i = 0; i < j->s[k].n; i++) {
+            if (j->rep[j->word0[k] + i] != j->word0[k] + i)
+                continue;
             float *o = j->out + (size_t)(j->word0[k] + i) * nsub;
             cky_status st = j->exps ? sum_rules_lexical(j->g, j->s[k].words[i], i, o,
                                                         j->exps + j->word0[k] + i, scratch)
@@ -119,10 +125,58 @@ static void *lex_worker(void *arg)
     return NULL;
 }
 
-static cky_status score_words(gpu_engine *e, const sentence *s, int n, const long *word0,
-                              float *out, int *exps)
+/* rep[w] for each word w of the batch (word0[k] + i: word i of sentence k): the first word
+ * with the same text and the same answer to "first of its sentence?", on which alone its
+ * lexical scores depend (grammar_score_word), so that each is scored once. */
+static cky_status find_repeats(const sentence *s, int n, const long *word0, long nword,
+                               int *rep)
 {
-    lex_job j = {e->g, s, word0, out, exps, n, 0, CKY_OK, NULL, PTHREAD_MUTEX_INITIALIZER};
+    size_t cap = 16;
+    while (cap < 2 * (size_t)nword)
+        cap *= 2;
+    int *slot = malloc(cap * sizeof *slot); /* a word, or -1 */
+    const char **text = malloc((size_t)(nword ? nword : 1) * sizeof *text);
+    char *first = malloc((size_t)(nword ? nword : 1));
+    if (!slot || !text || !first) {
+        free(slot);
+        free(text);
+        free(first);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    memset(slot, 0xff, cap * sizeof *slot);
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < s[k].n; i++) {
+            int w = (int)(word0[k] + i);
+            const unsigned char *c = (const unsigned char *)s[k].words[i];
+            uint32_t h = i == 0 ? 2166136261u : 2166136262u; /* FNV-1a, first or not */
+            for (; *c; c++)
+                h = (h ^ *c) * 16777619u;
+            text[w] = s[k].words[i];
+            first[w] = i == 0;
+            size_t at = h & (cap - 1);
+            for (;; at = (at + 1) & (cap - 1)) {
+                int o = slot[at];
+                if (o < 0) {
+                    slot[at] = rep[w] = w;
+                    break;
+                }
+                if (first[o] == first[w] && strcmp(text[o], text[w]) == 0) {
+                    rep[w] = o;
+                    break;
+                }
+            }
+        }
+    free(slot);
+    free(text);
+    free(first);
+    return CKY_OK;
+}
+
+static cky_status score_words(gpu_engine *e, const sentence *s, int n, const long *word0,
+                              const int *rep, float *out, int *exps)
+{
+    lex_job j = {e->g, s, word0, rep, out, exps, n, 0, CKY_OK, NULL,
+                 PTHREAD_MUTEX_INITIALIZER};
     workers_run(e->threads < n ? e->threads : n, lex_worker, &j);
     cky_status st = j.st ? cky_fail(j.st, "%s", j.error ? j.error : "lexicon failed") : CKY_OK;
     free(j.error);
@@ -189,7 +243,8 @@ static cky_status plan_build(gpu_engine *e, const sentence *s, int n, int sum, p
     if (!st && sum && !(st = plan_add_pull(p, e->threads)))
         st = gpu_buffer_need(&e->h_lexexp, (size_t)p->nword * sizeof(int), 1);
     if (st || (st = gpu_dev_reserve(e->dev, p, 1)) ||
-        (st = gpu_buffer_need(&e->h_lex, (size_t)p->nword * e->dev->nsub * sizeof(float), 1)))
+        (st = gpu_buffer_need(&e->h_lex, (size_t)p->nword * e->dev->nsub * sizeof(float), 1)) ||
+        (st = gpu_buffer_need(&e->h_lexrep, (size_t)p->nword * sizeof(int), 1)))
         return st;
     gpu_items it = gpu_items_at(e->dev->h_items.p, p);
     for (int k = 0; k < n; k++)
@@ -229,7 +284,10 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     }
     for (int k = 0, w = 0; k < n; w += p.len[k], k++)
         word0[k] = w;
-    st = score_words(e, s, n, word0, e->h_lex.p, sum ? e->h_lexexp.p : NULL);
+    const int *rep = e->h_lexrep.p;
+    st = find_repeats(s, n, word0, p.nword, e->h_lexrep.p);
+    if (!st)
+        st = score_words(e, s, n, word0, rep, e->h_lex.p, sum ? e->h_lexexp.p : NULL);
 #define TRY(call)                                                                          \
     do {                                                                                   \
         if (!st)                                                                           \
@@ -239,12 +297,12 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
      * step writes every substate of every cell, span by span */
     const int *words = gpu_items_at(d->h_items.p, &p).cells + p.cell[1].first; /* pinned */
     if (!st && sum)
-        st = gpu_sum_begin_inside(e->sum, &p, e->h_lex.p, e->h_lexexp.p, words);
+        st = gpu_sum_begin_inside(e->sum, &p, e->h_lex.p, e->h_lexexp.p, rep, words);
     else
         TRY(kernels_fill(d->pre.p, p.ncell, d->nsub, d->nsub, KERNELS_NINF_BITS, d->stream));
     if (!sum)
-        TRY(kernels_lexical(e->h_lex.p, NULL, words, (int)p.nword, d->pre.p, NULL, d->nsub,
-                            d->stream));
+        TRY(kernels_lexical(e->h_lex.p, NULL, rep, words, (int)p.nword, d->pre.p, NULL,
+                            d->nsub, d->stream));
     TRY(cudaStreamSynchronize(d->stream));
     double t2 = clock_seconds();
     d->stats.seconds[GPU_STAGE_LEXICON] += t2 - t1;

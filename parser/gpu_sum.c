@@ -290,13 +290,13 @@ cky_status gpu_sum_pull(gpu_sum *s, const plan *p, int threads)
 #define NONE2 ((unsigned)(2 * CHART_EXP_NONE))
 
 cky_status gpu_sum_begin_inside(gpu_sum *s, const plan *p, const float *lex, const int *lexexp,
-                                const int *cells)
+                                const int *rep, const int *cells)
 {
     gpu_dev *d = s->d;
     GPU_CHECK(kernels_fill(d->pre.p, (int)p->ncell, d->nsub, d->nsub, 0, d->stream));
     GPU_CHECK(kernels_fill(s->epre, 1, (int)p->ncell, 0, NONE2, d->stream));
-    GPU_CHECK(kernels_lexical(lex, lexexp, cells, (int)p->nword, d->pre.p, s->epre, d->nsub,
-                              d->stream));
+    GPU_CHECK(kernels_lexical(lex, lexexp, rep, cells, (int)p->nword, d->pre.p, s->epre,
+                              d->nsub, d->stream));
     return CKY_OK;
 }
 

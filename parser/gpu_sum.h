@@ -56,11 +56,11 @@ cky_status gpu_sum_reserve(gpu_sum *s, const plan *p);
 cky_status gpu_sum_pull(gpu_sum *s, const plan *p, int threads);
 
 /* Enqueue the start of the inside pass: pre all zero, epre 2 CHART_EXP_NONE (raised span by
- * span), the lexical layers of the one-word cells (lex[w * nsub ..], lexexp[w]: word w of the
- * batch, sentence by sentence, into cell cells[w]; pinned host memory that stays valid until
- * the stream is synced). */
+ * span), the lexical layers of the one-word cells (word w of the batch, sentence by sentence,
+ * into cell cells[w] from lex[rep[w] * nsub ..] and lexexp[rep[w]]; pinned host memory that
+ * stays valid until the stream is synced). */
 cky_status gpu_sum_begin_inside(gpu_sum *s, const plan *p, const float *lex, const int *lexexp,
-                                const int *cells);
+                                const int *rep, const int *cells);
 
 /* Enqueue the start of the outside pass: opost zero but ROOT's 1 at the roots. */
 cky_status gpu_sum_begin_outside(gpu_sum *s, const plan *p);
