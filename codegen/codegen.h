@@ -155,7 +155,8 @@ typedef struct codegen_shape {
 cky_status codegen_shape_parse(const char *text, codegen_shape *out);
 
 /* Default shape for a family of `nrule` rules: code blocks of about 1,800 rules, minor
- * 2x1x4 where there are enough rules (R split first), major cubes P-first. */
+ * 2x1x4 where there are enough rules (R split first), major cubes P-first (codegen_compile
+ * turns the sum-product XX kernels' 2x1x4 into 4x1x2). */
 codegen_shape codegen_shape_auto(long nrule);
 
 /* Order the `n` nodes of axis `axis` (0 = P, 1 = L, 2 = R; node = that axis's row) of the

@@ -259,13 +259,20 @@ static cky_status compile_jobs(pool *pl)
 
 /* The shape codegen_partition_build uses for `shape` (it must resolve exactly the same way,
  * or every lookup misses: the manifest tests catch that): all-zero major cubes mean
- * automatic, a live limit of 0 means CODEGEN_LIVE_BUDGET. */
-static codegen_shape shape_resolve(codegen_shape shape, long nrule)
+ * automatic, a live limit of 0 means CODEGEN_LIVE_BUDGET. The sum-product XX kernels split
+ * their output axis more (automatic minor 2x1x4 becomes 4x1x2): a work item's partial
+ * slots, one per parent row of each code block, cost more than the extra row loads
+ * (eng-sm6-shape's three XX passes 6% faster; docs/performance.md, sessions 14 and 16). */
+static codegen_shape shape_resolve(codegen_shape shape, long nrule, codegen_semiring sr,
+                                   codegen_family_id id)
 {
     if (!shape.major[0] || !shape.major[1] || !shape.major[2]) {
         int limit = shape.live_limit;
         shape = codegen_shape_auto(nrule);
         shape.live_limit = limit;
+        if (sr == CODEGEN_SEMIRING_SUM_PRODUCT && id == CODEGEN_XX && shape.minor[0] == 2 &&
+            shape.minor[2] == 4)
+            shape.minor[0] = 4, shape.minor[2] = 2;
     }
     if (shape.live_limit <= 0)
         shape.live_limit = CODEGEN_LIVE_BUDGET;
@@ -287,7 +294,7 @@ static cky_status family_partition(const grammar *g, const codegen_options *o,
         codegen_family_free(&fam);
         return st;
     }
-    codegen_shape shape = shape_resolve(o->shape[id], fam.nrule);
+    codegen_shape shape = shape_resolve(o->shape[id], fam.nrule, o->semiring, id);
     *key = codegen_partition_key(&fam, &shape);
     if (cache && codegen_cache_get_partition(cache, *key, &fam, &shape, &prog->part[id])) {
         __atomic_fetch_add(&prog->partition_hits, 1, __ATOMIC_RELAXED);

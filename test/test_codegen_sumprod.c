@@ -372,3 +372,38 @@ Test(codegen_sumprod, semirings_have_their_own_cache_entries, .timeout = 120)
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     cr_assert_eq(system(cmd), 0);
 }
+
+/* The automatic shape splits the sum-product XX kernels' output axis more (minor 4x1x2
+ * where max-plus has 2x1x4: fewer partial slots per work item); every other family, and
+ * every family too small for 2x1x4, keeps the max-plus shape. */
+Test(codegen_sumprod, xx_output_axis_split_more, .timeout = 300)
+{
+    grammar *g;
+    cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm5/sample-sm5.gr", &g), CKY_OK, "%s",
+                 cky_last_error());
+    codegen_options o;
+    codegen_options_default(&o);
+    o.gpu = 0;
+    o.host = 0;
+    o.cache_dir = "off"; /* partitions built, not read back */
+    codegen_program *prog[2];
+    for (int k = 0; k < 2; k++) {
+        o.semiring = k ? CODEGEN_SEMIRING_SUM_PRODUCT : CODEGEN_SEMIRING_MAX_PLUS;
+        cr_assert_eq(codegen_compile(g, &o, &prog[k]), CKY_OK, "%s", cky_last_error());
+    }
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        const codegen_shape *m = &prog[0]->part[f].shape, *s = &prog[1]->part[f].shape;
+        cr_assert_eq(prog[0]->part[f].nrule, prog[1]->part[f].nrule);
+        for (int a = 0; a < 3; a++)
+            cr_assert_eq(m->major[a], s->major[a], "family %d axis %d", f, a);
+        int turned = f == CODEGEN_XX && m->minor[0] == 2 && m->minor[1] == 1 && m->minor[2] == 4;
+        if (f == CODEGEN_XX)
+            cr_assert(turned, "sample-sm5's XX should be large enough for 2x1x4");
+        cr_assert_eq(s->minor[0], turned ? 4 : m->minor[0], "family %d", f);
+        cr_assert_eq(s->minor[1], m->minor[1], "family %d", f);
+        cr_assert_eq(s->minor[2], turned ? 2 : m->minor[2], "family %d", f);
+    }
+    for (int k = 0; k < 2; k++)
+        codegen_program_free(prog[k]);
+    grammar_free(g);
+}
