@@ -66,6 +66,7 @@ typedef struct family_summary {
     long min, max;
     double mean, rows; /* rows: mean distinct rows per block */
     long loads;        /* planned row loads per work item, all blocks */
+    long slots;        /* sum-product partial slots per work item (codegen_kernel_slots) */
     int regs_min, regs_max, spill_max;
     long spill_total;
 } family_summary;
@@ -73,13 +74,14 @@ typedef struct family_summary {
 static family_summary summarize(const codegen_program *prog, int f)
 {
     const codegen_partition *p = &prog->part[f];
-    family_summary s = {p->nblock ? p->block[0].nrule : 0, 0, 0, 0, 0, -1, -1, -1, 0};
+    family_summary s = {p->nblock ? p->block[0].nrule : 0, 0, 0, 0, 0, 0, -1, -1, -1, 0};
     for (int b = 0; b < p->nblock; b++) {
         const codegen_block *blk = &p->block[b];
         s.min = blk->nrule < s.min ? blk->nrule : s.min;
         s.max = blk->nrule > s.max ? blk->nrule : s.max;
         s.rows += blk->nleft + blk->nright;
         s.loads += blk->loads;
+        s.slots += blk->nparent;
     }
     if (p->nblock) {
         s.mean = (double)p->nrule / p->nblock;
@@ -120,9 +122,9 @@ static void print_report(const codegen_program *prog, const char *gname, double 
         printf("%-3s %9ld %7d %6d %22s %8.1f %17s %13s %8d %13s %9s  %s\n",
                codegen_family_name(f), p->nrule, p->nkernel, p->nblock, rb, s.rows, ld, rl,
                p->max_live, rg, sp, codegen_origin_name(p->origin));
-        printf("    shape %dx%dx%d/%dx%dx%d; candidates (reload, loads/item):",
-               p->shape.major[0], p->shape.major[1], p->shape.major[2], p->shape.minor[0],
-               p->shape.minor[1], p->shape.minor[2]);
+        printf("    shape %dx%dx%d/%dx%dx%d; sum-product partial slots/item %ld; candidates "
+               "(reload, loads/item):", p->shape.major[0], p->shape.major[1], p->shape.major[2],
+               p->shape.minor[0], p->shape.minor[1], p->shape.minor[2], s.slots);
         for (int o = 0; o < CODEGEN_NORIGIN; o++)
             printf("%s %s %.2f %ld", o ? "," : "", codegen_origin_name(o),
                    p->candidate_reload[o], p->candidate_loads[o]);
@@ -154,14 +156,15 @@ static void print_json(const codegen_program *prog, const char *gname, const cha
         printf("%s{\"family\": \"%s\", \"rules\": %ld, \"kernels\": %d, \"blocks\": %d, "
                "\"shape\": \"%dx%dx%d/%dx%dx%d\", "
                "\"rules_per_block\": {\"min\": %ld, \"mean\": %.1f, \"max\": %ld}, "
-               "\"rows_per_block\": %.2f, \"loads_per_item\": %ld, \"reload_rate\": %.4f, "
+               "\"rows_per_block\": %.2f, \"loads_per_item\": %ld, \"partial_slots_per_item\": %ld, "
+               "\"reload_rate\": %.4f, "
                "\"naive_reload_rate\": %.4f, \"naive_loads_per_item\": %ld, "
                "\"partition\": \"%s\", "
                "\"max_live\": %d, ",
                f ? ", " : "", codegen_family_name(f), p->nrule, p->nkernel, p->nblock,
                p->shape.major[0], p->shape.major[1], p->shape.major[2], p->shape.minor[0],
                p->shape.minor[1], p->shape.minor[2], s.min, s.mean, s.max, s.rows, s.loads,
-               p->reload_rate, p->naive_reload_rate, p->naive_loads,
+               s.slots, p->reload_rate, p->naive_reload_rate, p->naive_loads,
                codegen_origin_name(p->origin), p->max_live);
         printf("\"candidates\": {");
         for (int o = 0; o < CODEGEN_NORIGIN; o++)

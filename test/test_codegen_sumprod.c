@@ -5,13 +5,14 @@
  * rows; the result is the rules' sum to float accuracy; the GPU form's partial slots, added
  * into the rows in slot order, give the same bits; NVRTC compiles the same text for
  * sm_90 without spills or atomics; the two semirings share partitions, never kernels, in
- * the cache. */
+ * the cache, but for XX's automatic minor cubes; `cky compile` reports the partial slots. */
 #include <criterion/criterion.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../codegen/internal.h"
 #include "../grammar/grammar.h"
@@ -405,5 +406,48 @@ Test(codegen_sumprod, xx_output_axis_split_more, .timeout = 300)
     }
     for (int k = 0; k < 2; k++)
         codegen_program_free(prog[k]);
+    grammar_free(g);
+}
+
+/* `cky compile --json` reports each family's partial slots per work item: the sum of its
+ * kernels' codegen_kernel_slots. */
+Test(codegen_sumprod, compile_reports_the_partial_slots, .timeout = 120)
+{
+    const char *cky = CKY_BUILD "/cky", *gname = CKY_SHARED "/grammars/sample-sm3/sample-sm3.gr";
+    if (access(cky, X_OK) != 0)
+        cr_skip_test("%s is not built", cky);
+    grammar *g;
+    cr_assert_eq(grammar_load(gname, &g), CKY_OK, "%s", cky_last_error());
+    codegen_options o;
+    codegen_options_default(&o);
+    o.gpu = 0;
+    o.host = 0;
+    o.cache_dir = "off";
+    o.semiring = CODEGEN_SEMIRING_SUM_PRODUCT;
+    codegen_program *prog;
+    cr_assert_eq(codegen_compile(g, &o, &prog), CKY_OK, "%s", cky_last_error());
+    char cmd[1024], json[1 << 16];
+    snprintf(cmd, sizeof cmd, "'%s' compile -g '%s' --semiring sum-product --no-gpu-code "
+             "--cache off --json 2>/dev/null", cky, gname);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(json, 1, sizeof json - 1, p);
+    json[n] = '\0';
+    cr_assert_eq(pclose(p), 0);
+    const char *at = json;
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        const codegen_partition *part = &prog->part[f];
+        char *mark = calloc((size_t)part->dim[0] + 1, 1);
+        long want = 0;
+        for (int k = 0; k < part->nkernel; k++)
+            want += codegen_kernel_slots(part, k, NULL, mark);
+        free(mark);
+        at = strstr(at, "\"partial_slots_per_item\": ");
+        cr_assert_not_null(at, "family %d: no partial_slots_per_item in %s", f, json);
+        at += strlen("\"partial_slots_per_item\": ");
+        cr_assert_eq(strtol(at, NULL, 10), want, "family %d", f);
+        cr_assert_gt(want, 0);
+    }
+    codegen_program_free(prog);
     grammar_free(g);
 }
