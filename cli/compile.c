@@ -156,8 +156,8 @@ static void print_json(const codegen_program *prog, const char *gname, const cha
         printf("%s{\"family\": \"%s\", \"rules\": %ld, \"kernels\": %d, \"blocks\": %d, "
                "\"shape\": \"%dx%dx%d/%dx%dx%d\", "
                "\"rules_per_block\": {\"min\": %ld, \"mean\": %.1f, \"max\": %ld}, "
-               "\"rows_per_block\": %.2f, \"loads_per_item\": %ld, \"partial_slots_per_item\": %ld, "
-               "\"reload_rate\": %.4f, "
+               "\"rows_per_block\": %.2f, \"loads_per_item\": %ld, "
+               "\"partial_slots_per_item\": %ld, \"reload_rate\": %.4f, "
                "\"naive_reload_rate\": %.4f, \"naive_loads_per_item\": %ld, "
                "\"partition\": \"%s\", "
                "\"max_live\": %d, ",
