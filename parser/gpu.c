@@ -284,8 +284,8 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     }
     for (int k = 0, w = 0; k < n; w += p.len[k], k++)
         word0[k] = w;
-    const int *rep = e->h_lexrep.p;
-    st = find_repeats(s, n, word0, p.nword, e->h_lexrep.p);
+    int *rep = e->h_lexrep.p;
+    st = find_repeats(s, n, word0, p.nword, rep);
     if (!st)
         st = score_words(e, s, n, word0, rep, e->h_lex.p, sum ? e->h_lexexp.p : NULL);
 #define TRY(call)                                                                          \
