@@ -43,13 +43,16 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
  * each) and their count. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed
  * cells in turn, each with its own rows' V in global scratch (a large grammar's take
  * megabytes). */
-#define MAXC_SPLITS 64 /* the bits of a rule's mask: splits listed at a time */
-#define MAXC_GROUP 4   /* candidates of one rule summed together */
-#define MAXC_SUMS_PER_SM 4
+#define MAXC_SPLITS 32 /* the bits of a rule's mask: splits listed at a time */
+#define MAXC_GROUP 2   /* candidates of one rule summed together */
+/* Five blocks a multiprocessor (40 warps; 48 registers a thread): the sums wait on loads,
+ * and more warps hide more of them. Four blocks with 64-bit masks, or groups of 4 or 8
+ * candidates, were slower on eng-sm6-shape (docs/performance.md, session 17). */
+#define MAXC_SUMS_PER_SM 5
 
 static size_t sums_shared_bytes(const maxc_tables *t)
 {
-    return (2 * (size_t)t->nsym + (size_t)t->nbin) * sizeof(double) +
+    return 2 * (size_t)t->nsym * sizeof(double) + (size_t)t->nbin * sizeof(unsigned) +
            ((size_t)t->nsym + 2 + (size_t)t->nbin + (t->nbin + 31) / 32) * sizeof(int);
 }
 
@@ -135,16 +138,23 @@ static __device__ void group_sums(const maxc_tables *t, const maxc_layers *y, lo
         rin[q] = y->post + ((size_t)c0 + chart_cell(n, kq, j)) * y->nsub + t->sub_offset[r->right];
         acc[q] = 0;
     }
+    /* Every operand of a row is loaded before any is tested (the groups past nk read
+     * candidate k[0]'s children: their sums are not used), and a term with a zero child is
+     * left out by a select, not a branch: the loads of the group go out together. */
     for (int row = threadIdx.x % MAXC_LANES; row < r->nrow; row += MAXC_LANES) {
         int a = rl[row], c = rr[row];
         double w = v[r->row0 + row];
+        float l[MAXC_GROUP], x[MAXC_GROUP];
 #pragma unroll
-        for (int q = 0; q < MAXC_GROUP; q++)
-            if (q < nk) {
-                float l = lin[q][a], x = rin[q][c];
-                if (l != 0 && x != 0)
-                    acc[q] = fma(w, (double)l * (double)x, acc[q]);
-            }
+        for (int q = 0; q < MAXC_GROUP; q++) {
+            l[q] = lin[q][a];
+            x[q] = rin[q][c];
+        }
+#pragma unroll
+        for (int q = 0; q < MAXC_GROUP; q++) {
+            double term = fma(w, (double)l[q] * (double)x[q], acc[q]);
+            acc[q] = l[q] != 0 && x[q] != 0 ? term : acc[q];
+        }
     }
 #ifdef __CUDA_ARCH__ /* (the host pass sees the host's maxc_lanes_add) */
 #pragma unroll
@@ -172,7 +182,7 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
     extern __shared__ double shared_sums[];
     int lane = threadIdx.x % MAXC_LANES;
     double *best = shared_sums, *upper = best + t.nsym;
-    unsigned long long *mask = (unsigned long long *)(upper + t.nsym); /* rule b's splits */
+    unsigned *mask = (unsigned *)(upper + t.nsym); /* rule b's splits */
     double *v = rows + (size_t)blockIdx.x * t.nrow; /* the block's rows' V */
     int *first = (int *)(mask + t.nbin);
     int *next = first + t.nsym; /* the counter of next_task */
@@ -267,7 +277,7 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
                 if (maxc_binary_at(&t, b, i, k, j) &&
                     maxc_may_beat(maxc_binary_scores(&t, &y, c0, n, i, k, j, b), upper[P],
                                   best[P]) &&
-                    !atomicOr(&mask[b], 1ull << (k - i - 1 - k0)))
+                    !atomicOr(&mask[b], 1u << (k - i - 1 - k0)))
                     wanted[atomicAdd(nwanted, 1)] = b;
                 for (b += blockDim.x; b >= t.nbin; b -= t.nbin) /* x + blockDim.x */
                     k++;
@@ -281,10 +291,10 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
                     if (lane == 0)
                         atomicOr(&need[b / 32], 1u << (b % 32));
                 }
-                for (unsigned long long bits = mask[b]; bits;) {
+                for (unsigned bits = mask[b]; bits;) {
                     int ks[MAXC_GROUP], nk = 0;
                     for (; bits && nk < MAXC_GROUP; bits &= bits - 1)
-                        ks[nk++] = i + 1 + k0 + __ffsll((long long)bits) - 1;
+                        ks[nk++] = i + 1 + k0 + __ffs((int)bits) - 1;
                     double sum[MAXC_GROUP];
                     group_sums(&t, &y, c0, n, i, ks, nk, j, b, v, sum);
                     for (int g = 0; g < nk && lane == 0; g++)

@@ -176,9 +176,12 @@ static inline CHART_HD double maxc_binary_lane(const maxc_tables *t, int b, cons
     double acc = 0;
     for (int row = lane; row < r->nrow; row += MAXC_LANES) {
         float l = lin[rl[row]], x = rin[rr[row]];
-        if (l == 0 || x == 0)
-            continue;
-        acc = fma(v ? v[row] : maxc_row_weight(t, b, row, po), (double)l * (double)x, acc);
+        if (v) { /* V loaded beside the children, the zero terms left out by a select */
+            double term = fma(v[row], (double)l * (double)x, acc);
+            acc = l != 0 && x != 0 ? term : acc;
+        } else if (l != 0 && x != 0) {
+            acc = fma(maxc_row_weight(t, b, row, po), (double)l * (double)x, acc);
+        }
     }
     return acc;
 }
