@@ -137,13 +137,16 @@ cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
 
 /* ---- max-rule's max-c scores and trees (maxc_kernels.cu; parser/maxc_rules.h) ---- */
 
+#define MAXC_RULES_MAX 65535 /* the most binary rules kernels_maxc_sums takes */
+
 /* The sums S of the binary candidates of each listed cell (cells[3 m ..]: the sentence's
  * first cell c0, its words n, the start i; the cell is (i, i + span)), span >= 2, that may
  * beat their parent's bounds: rule b at split k of cell m into sums[((m (span - 1)) + k - i
  * - 1) nbin + b] (the other places are left as they are); the bounds of symbol P into
  * bounds[2 m nsym + P] (the best of the candidates taken first) and bounds[(2 m + 1) nsym
  * + P] (maxc_upper). rows: kernels_maxc_rows(t, ncell) bytes of device memory (the rows'
- * V); bounds: kernels_maxc_bounds(t, ncell) bytes. */
+ * V); bounds: kernels_maxc_bounds(t, ncell) bytes. cudaErrorInvalidValue when the grammar
+ * has more than MAXC_RULES_MAX binary rules or a cell more than INT_MAX candidates. */
 cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y, const int *cells,
                               int ncell, int span, double *rows, double *sums,
                               double *bounds, cudaStream_t stream);

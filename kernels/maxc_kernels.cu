@@ -39,8 +39,9 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 
 /* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), a bit mask per rule
  * (its candidates among MAXC_SPLITS splits), the first candidates (one per symbol), a
- * counter (symbols, then rules), a bit per rule (its V there), the rules listed (an int
- * each) and their count. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed
+ * counter (symbols, then rules), a bit per rule (its V there), the rules listed (16 bits
+ * each: kernels_maxc_sums takes at most 65,535 rules; the less shared memory, the more
+ * L1 cache for the loads) and their count. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed
  * cells in turn, each with its own rows' V in global scratch (a large grammar's take
  * megabytes). */
 #define MAXC_SPLITS 32 /* the bits of a rule's mask: splits listed at a time */
@@ -53,7 +54,8 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 static size_t sums_shared_bytes(const maxc_tables *t)
 {
     return 2 * (size_t)t->nsym * sizeof(double) + (size_t)t->nbin * sizeof(unsigned) +
-           ((size_t)t->nsym + 2 + (size_t)t->nbin + (t->nbin + 31) / 32) * sizeof(int);
+           ((size_t)t->nsym + 2 + (t->nbin + 31) / 32) * sizeof(int) +
+           (size_t)t->nbin * sizeof(unsigned short);
 }
 
 /* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
@@ -73,7 +75,7 @@ static int sums_grid(int ncell)
 
 /* Want the V of rule b: the first to ask for it (bit b of need from 0 to 1) lists it in
  * wanted[] (its count at *nwanted). */
-static __device__ void want_rule(int b, unsigned *need, int *wanted, int *nwanted)
+static __device__ void want_rule(int b, unsigned *need, unsigned short *wanted, int *nwanted)
 {
     unsigned bit = 1u << (b % 32);
     if (!(atomicOr(&need[b / 32], bit) & bit))
@@ -94,7 +96,7 @@ static __device__ void rule_v(const maxc_tables *t, const maxc_layers *y, size_t
 /* The rows' V of the wanted rules, a warp per rule (the whole block calls it); then none is
  * wanted (their need bits stay set: V is there). */
 static __device__ void rows_v(const maxc_tables *t, const maxc_layers *y, size_t cell,
-                              int *wanted, int *nwanted, double *v)
+                              unsigned short *wanted, int *nwanted, double *v)
 {
     for (int q = threadIdx.x / MAXC_LANES; q < *nwanted; q += blockDim.x / MAXC_LANES)
         rule_v(t, y, cell, wanted[q], v);
@@ -187,7 +189,8 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
     int *first = (int *)(mask + t.nbin);
     int *next = first + t.nsym; /* the counter of next_task */
     unsigned *need = (unsigned *)(next + 1); /* bit b: rule b's V wanted or there */
-    int *wanted = (int *)(need + (t.nbin + 31) / 32), *nwanted = wanted + t.nbin;
+    int *nwanted = (int *)(need + (t.nbin + 31) / 32);
+    unsigned short *wanted = (unsigned short *)(nwanted + 1); /* kernels_maxc_sums: nbin fits */
     int items = (span - 1) * t.nbin; /* a cell's sums (kernels_maxc_sums checks the range) */
     for (int m = blockIdx.x; m < ncell; m += gridDim.x) { /* cell m of the list */
         const int *c = cells + 3 * m;
@@ -467,7 +470,8 @@ extern "C" cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers
 {
     if (ncell <= 0 || span < 2)
         return cudaSuccess;
-    if ((long)(span - 1) * t->nbin > INT_MAX - MAXC_SUMS_BLOCK) /* a cell's candidates: ints */
+    if ((long)(span - 1) * t->nbin > INT_MAX - MAXC_SUMS_BLOCK || /* a cell's candidates: ints */
+        t->nbin > MAXC_RULES_MAX)                                   /* the rules listed: 16 bits */
         return cudaErrorInvalidValue;
     cudaError_t e = allow_shared();
     if (e != cudaSuccess)

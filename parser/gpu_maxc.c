@@ -13,7 +13,11 @@ cky_status gpu_maxc_new(gpu_dev *d, gpu_maxc **out)
     if (!m)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     m->d = d;
-    cky_status st = maxc_host_new(d->g, &m->host);
+    cky_status st = d->g->nbinary > MAXC_RULES_MAX
+                        ? cky_fail(CKY_ERR_UNSUPPORTED, "%s: %d binary rules, more than the gpu "
+                                   "engine's max-c takes (%d; the cpu engine has no such "
+                                   "limit)", d->g->source, d->g->nbinary, MAXC_RULES_MAX)
+                        : maxc_host_new(d->g, &m->host);
     if (!st)
         st = GPU_STATUS(cudaMalloc(&m->d_tables, m->host->bytes));
     if (!st)
