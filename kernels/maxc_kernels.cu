@@ -39,11 +39,11 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 
 /* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), a bit mask per rule
  * (its candidates among MAXC_SPLITS splits), the first candidates (one per symbol), a
- * counter (symbols, then rules), a bit per rule (its V there), the rules listed (16 bits
- * each: kernels_maxc_sums takes at most 65,535 rules; the less shared memory, the more
- * L1 cache for the loads) and their count. Its blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed
- * cells in turn, each with its own rows' V in global scratch (a large grammar's take
- * megabytes). */
+ * counter (symbols, then rules), a bit per rule (its V there), the count of the rules
+ * listed and the rules (16 bits each: kernels_maxc_sums takes at most MAXC_RULES_MAX; the
+ * less shared memory, the more L1 cache the multiprocessor keeps for the loads). Its
+ * blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed cells in turn, each with its
+ * own rows' V in global scratch (a large grammar's take megabytes). */
 #define MAXC_SPLITS 32 /* the bits of a rule's mask: splits listed at a time */
 #define MAXC_GROUP 2   /* candidates of one rule summed together */
 /* Five blocks a multiprocessor (40 warps; 48 registers a thread): the sums wait on loads,
