@@ -396,7 +396,9 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     kviterbi_csr h = {0};
     cky_status st = dev_open_compile(d, o->device, o->sum_only, &h);
     if (!st) {
-        d->chunk = o->chunk >= 0 ? o->chunk : d->info.sm_count;
+        int sms = d->info.sm_count;
+        d->chunk = o->chunk >= 0 ? o->chunk : sms / 2 > 1 ? sms / 2 : 1;
+        d->sum_chunk = o->chunk >= 0 ? o->chunk : sms / 4 > 1 ? sms / 4 : 1;
         snprintf(d->desc, sizeof d->desc, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB)",
                  d->info.name, d->info.id, d->info.cc_major, d->info.cc_minor,
                  d->info.sm_count, d->info.total_memory / 1073741824.0);

@@ -99,8 +99,9 @@ typedef struct gpu_dev_options {
     int width;       /* work items per workspace (0: default, 131,072) */
     int block_tiles; /* workspace tiles per thread block of a binary kernel, 1 to 8 (0:
                         default 4) */
-    int chunk;       /* tiles per chunk of a binary kernel's grid (codegen.h); -1: one per
-                        SM (the default); 0: each code block over all tiles in turn */
+    int chunk;       /* tiles per chunk of a binary kernel's grid (codegen.h); -1: the
+                        defaults (gpu_dev.chunk, sum_chunk); 0: each code block over all
+                        tiles in turn */
     const char *cache_dir; /* kernel cache (NULL: $CKY_CACHE, else ~/.cache/cky; "off") */
     int sum_only;    /* the max-plus kernels compiled (their classes lay out the workspaces)
                         but not loaded: a max-rule parser runs the sum-product ones alone
@@ -129,9 +130,11 @@ typedef struct gpu_dev {
     int tile;        /* floats per workspace tile: the most rows of a class x KERNELS_TILE */
     int block_tiles; /* tiles per thread block of a binary kernel (codegen.h): 4, so that the
                         warps of an SM run few code blocks and share the instruction cache */
-    int chunk;       /* tiles per chunk of a binary kernel's grid (codegen.h): one per SM, so
-                        the code blocks of one tile run together and its rows are loaded once
-                        into L1/L2 (docs/performance.md); 0: code block by code block */
+    int chunk;       /* tiles per chunk of a max-plus kernel's grid (codegen.h): one per two
+                        SMs, so that the code blocks of one tile run together and its rows
+                        are loaded once into L1/L2; 0: code block by code block */
+    int sum_chunk;   /* the same for the sum-product kernels: one per four SMs (both
+                        measured on eng-sm6-shape, docs/performance.md, session 18) */
     int unary_lanes; /* cells per block of the unary step */
     size_t part_bytes; /* gpu_dev_options.part_mb, in bytes */
     char *cache_dir; /* gpu_dev_options.cache_dir, copied (the sum-product kernels are

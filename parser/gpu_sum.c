@@ -388,7 +388,7 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
         for (int k = 0; k < part->nkernel; k++) { /* code blocks in parallel, into slots */
             int m = s->kernel[role][f][k].max_threads / CODEGEN_THREADS;
             m = m > dev->block_tiles ? dev->block_tiles : m < 1 ? 1 : m;
-            int chunk = (dev->chunk + m - 1) / m; /* in blocks of m tiles */
+            int chunk = (dev->sum_chunk + m - 1) / m; /* in blocks of m tiles */
             const kernels_sum_fold *fo = &s->fold[role][f][k];
             int ptile = fo->nslot * KERNELS_TILE;
             int sub = part_items(dev, fo->nslot);

@@ -30,8 +30,9 @@ typedef struct parser_options {
     int workspace;  /* work items per kernel launch (0: the engine's default) */
     int block_tiles; /* gpu: workspace tiles per thread block of a binary kernel, 1 to 8 (0:
                         the default, 4; the command line reads CKY_GPU_BLOCK_TILES) */
-    int chunk;       /* gpu: tiles per chunk of a binary kernel's grid (-1: one per SM, the
-                        default; 0: each code block over all tiles; CKY_GPU_CHUNK) */
+    int chunk;       /* gpu: tiles per chunk of a binary kernel's grid (-1: the defaults, one
+                        per two SMs for max-plus kernels, per four for sum-product ones; 0:
+                        each code block over all tiles; CKY_GPU_CHUNK) */
     int part_mb;     /* gpu, max-rule: MiB for the sum-product kernels' partial slots (0: the
                         default; CKY_GPU_SUM_PART_MB) */
     parser_decoder decoder;
