@@ -180,7 +180,7 @@ static cky_status job_host(pool *pl, job *j, codegen_compiled *c, uint64_t base,
     uint64_t key = codegen_hash_str(CODEGEN_FNV_INIT, "host");
     key = codegen_hash_str(key, CODEGEN_VERSION);
     key = codegen_hash_str(key, codegen_host_compiler());
-    key = codegen_hash_str(key, codegen_host_flags);
+    key = codegen_hash_str(key, codegen_host_flags());
     key = codegen_hash(key, &base, sizeof base);
     if (pl->cache && codegen_host_cached(pl->cache, key, c->name, &j->handle, &c->host))
         return CKY_OK;

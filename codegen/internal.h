@@ -70,9 +70,10 @@ int codegen_host_cached(const char *dir, uint64_t key, const char *name, void **
 cky_status codegen_host_load(const char *dir, uint64_t key, const char *src, const char *name,
                              void **handle, codegen_host_fn *fn);
 
-/* The cache key options of the host build ($CC and flags), for hashing. */
+/* The host build's compiler ($CC, else cc) and its flags (-mfma where the CPU has FMA), both
+ * in the cache key. */
 const char *codegen_host_compiler(void);
-extern const char *const codegen_host_flags;
+const char *codegen_host_flags(void);
 
 /* Registers a kernel needs beyond its live values (the three workspace addresses, the thread
  * index, temporaries: loads use immediate offsets). */
