@@ -130,11 +130,11 @@ typedef struct gpu_dev {
     int tile;        /* floats per workspace tile: the most rows of a class x KERNELS_TILE */
     int block_tiles; /* tiles per thread block of a binary kernel (codegen.h): 4, so that the
                         warps of an SM run few code blocks and share the instruction cache */
-    int chunk;       /* tiles per chunk of a max-plus kernel's grid (codegen.h): one per two
-                        SMs, so that the code blocks of one tile run together and its rows
+    int chunk;       /* tiles per chunk of a max-plus kernel's grid (codegen.h): half the SM
+                        count, so that the code blocks of one tile run together and its rows
                         are loaded once into L1/L2; 0: code block by code block */
-    int sum_chunk;   /* the same for the sum-product kernels: one per four SMs (both
-                        measured on eng-sm6-shape, docs/performance.md, session 18) */
+    int sum_chunk;   /* the same for the sum-product kernels: a quarter of the SM count
+                        (both measured on eng-sm6-shape, docs/performance.md, session 18) */
     int unary_lanes; /* cells per block of the unary step */
     size_t part_bytes; /* gpu_dev_options.part_mb, in bytes */
     char *cache_dir; /* gpu_dev_options.cache_dir, copied (the sum-product kernels are
