@@ -124,9 +124,9 @@ static const char prelude_max_plus[] =
  * parent's register (CKY_FMA(acc, a, b) = fmaf(a, b, acc), correctly rounded on the GPU and
  * on the host alike, by the FMA instruction or libm, so the host build gives the GPU's
  * bits). A code block's parent register ends in CKY_STORE(row, slot, v): the host build
- * adds it into its workspace row (code blocks in order); the GPU's code blocks run in parallel, each storing into slots of
- * its own (codegen_kernel_slots), which the engine then adds into the rows in slot order:
- * the same adds in the same order, without atomics. */
+ * adds it into its workspace row (code blocks in order); the GPU's code blocks run in
+ * parallel, each storing into slots of its own (codegen_kernel_slots), which the engine then
+ * adds into the rows in slot order: the same adds in the same order, without atomics. */
 static const char prelude_sum_product[] =
     "#ifdef __CUDACC__\n"
     "#define CKY_BLOCK static __device__ __forceinline__ void\n"
