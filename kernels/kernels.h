@@ -139,32 +139,26 @@ cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
 
 #define MAXC_RULES_MAX 65535 /* the most binary rules kernels_maxc_sums takes */
 
-/* The sums S of the binary candidates of each listed cell (cells[3 m ..]: the sentence's
- * first cell c0, its words n, the start i; the cell is (i, i + span)), span >= 2, that may
- * beat their parent's bounds: rule b at split k of cell m into sums[((m (span - 1)) + k - i
- * - 1) nbin + b] (the other places are left as they are); the bounds of symbol P into
- * bounds[2 m nsym + P] (the best of the candidates taken first) and bounds[(2 m + 1) nsym
- * + P] (maxc_upper). rows: kernels_maxc_rows(t, ncell) bytes of device memory (the rows'
- * V); bounds: kernels_maxc_bounds(t, ncell) bytes. cudaErrorInvalidValue when the grammar
- * has more than MAXC_RULES_MAX binary rules or a cell more than INT_MAX candidates. */
+/* Each symbol's best binary candidate in each listed cell (cells[3 m ..]: the sentence's
+ * first cell c0, its words n, the start i; the cell is (i, i + span)), span >= 2: its
+ * score, split and children into y's bscore, split, left and right (none: -inf and -1),
+ * from the sums S of the candidates that may beat their parent's bounds (the others are
+ * skipped). scratch: kernels_maxc_scratch(t, ncell) bytes of device memory.
+ * cudaErrorInvalidValue when the grammar has more than MAXC_RULES_MAX binary rules or a
+ * cell more than INT_MAX candidates. */
 cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y, const int *cells,
-                              int ncell, int span, double *rows, double *sums,
-                              double *bounds, cudaStream_t stream);
+                              int ncell, int span, double *scratch, cudaStream_t stream);
 
-/* Span `span` of max-c over the listed cells (as for kernels_maxc_sums, whose sums and
- * bounds it reads; NULL for span 1): every symbol's best binary candidate (or lexical
- * score), then its best unary. scratch: kernels_maxc_scratch(t, ncell, span) bytes of
- * device memory (none needed when that is 0). */
+/* Bytes of kernels_maxc_sums' scratch over ncell cells (a few blocks' worth however many
+ * cells). */
+size_t kernels_maxc_scratch(const maxc_tables *t, int ncell);
+
+/* Span `span` of max-c over the listed cells (as for kernels_maxc_sums, which took the
+ * binary candidates of spans >= 2 before): the POS tags' lexical scores (span 1), then
+ * every symbol's best unary. cudaErrorInvalidValue when the closed unaries' sums do not
+ * fit in a block's shared memory (160 KiB). */
 cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y, const int *cells,
-                              int ncell, int span, double *scratch, const double *sums,
-                              const double *bounds, cudaStream_t stream);
-
-/* Bytes of the buffers of the two kernels over ncell cells of span `span`: the scratch of
- * kernels_maxc_span (0: none), the rows' V of kernels_maxc_sums (a few blocks' worth
- * however many cells), the bounds. */
-size_t kernels_maxc_scratch(const maxc_tables *t, int ncell, int span);
-size_t kernels_maxc_rows(const maxc_tables *t, int ncell);
-size_t kernels_maxc_bounds(const maxc_tables *t, int ncell);
+                              int ncell, int span, cudaStream_t stream);
 
 /* For each sentence k (sent[2 k ..]: c0, n): maxc_extract into nodes + node0[k] (its stack
  * at stack + node0[k]); result[4 k ..]: its status, its node count, the bits of ROOT's post

@@ -1,20 +1,19 @@
 /* maxc_kernels: the max-c scores and max-rule trees of the GPU engine (see kernels.h), with
  * the arithmetic of parser/maxc_rules.h, the same bits as the cpu engine's.
- *   - maxc_sums: a few thread blocks per multiprocessor take the listed cells in turn. In a
- *     cell, a warp per symbol P takes P's bounds: its upper bound (maxc_upper) and the score
- *     of the candidate whose children score the most.
- *     Then the candidates that may beat them (maxc_may_beat) are listed, MAXC_SPLITS splits
- *     at a time: a bit per candidate in its rule's mask in shared memory, and the rule in a
- *     list. A warp per listed rule takes the rows' V over the cell's outside layer (into
- *     the block's global scratch; no barrier: the warp that takes a rule's V sums its
- *     candidates) and its candidates' sums, MAXC_GROUP splits at a time, reading the rows'
- *     V and the rule's rows once for the group. The other candidates' sums are skipped.
- *   - maxc_span: one thread block per cell: the children's max-c scores copied into shared
- *     memory (global scratch when they do not fit); a warp per symbol takes the best binary
- *     candidate among those maxc_sums summed (its lanes over the symbol's rules, a
- *     reduction over the lanes); after a barrier, a warp per closed unary whose child's
- *     score may beat its parent's takes the unary's sum S, and after another, a warp per
- *     symbol the best unary. */
+ *   - maxc_sums: each symbol's best binary candidate in cells of span 2 and more. A few
+ *     thread blocks per multiprocessor take the listed cells in turn. In a cell, a warp per
+ *     symbol P takes P's bounds: its upper bound (maxc_upper) and the best score of the
+ *     MAXC_FIRST candidates whose children score the most. Then the candidates that may
+ *     beat them (maxc_may_beat) are listed, MAXC_SPLITS splits at a time: a thread per rule
+ *     sets a bit per candidate in the rule's mask in shared memory and lists the rule. A
+ *     warp per listed rule takes the rows' V over the cell's outside layer (into the
+ *     block's global scratch; no barrier: the warp that takes a rule's V sums its
+ *     candidates), its candidates' sums, MAXC_GROUP splits at a time, reading the rows' V
+ *     and the rule's rows once for the group, and the rule's best candidate. The other
+ *     candidates' sums are skipped. Last, a warp per symbol takes the best of its rules'.
+ *   - maxc_span: one thread block per cell: the POS tags' lexical scores (span 1); a warp
+ *     per closed unary whose child's score may beat its parent's takes the unary's sum S,
+ *     and after a barrier, a warp per symbol the best unary. */
 #include <limits.h>
 
 #include "kernels.h"
@@ -38,7 +37,7 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 }
 
 /* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), a bit mask per rule
- * (its candidates among MAXC_SPLITS splits), the first candidates (one per symbol), a
+ * (its candidates among MAXC_SPLITS splits), the first candidates (MAXC_FIRST per symbol), a
  * counter (symbols, then rules), a bit per rule (its V there), the count of the rules
  * listed and the rules (16 bits each: kernels_maxc_sums takes at most MAXC_RULES_MAX; the
  * less shared memory, the more L1 cache the multiprocessor keeps for the loads). Its
@@ -50,12 +49,26 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
  * and more warps hide more of them. Four blocks with 64-bit masks, or groups of 4 or 8
  * candidates, were slower on eng-sm6-shape (docs/performance.md, session 17). */
 #define MAXC_SUMS_PER_SM 5
+/* The candidates of a symbol whose scores give its lower bound: those whose children score
+ * the most. The bound is the best of their scores, and the tighter it is, the fewer
+ * candidates are summed: on sample-sm5, 2 instead of 1 list 40% fewer rows, 4 half as many
+ * (docs/performance.md, session 18). Each costs a sum and maybe a rule's V per symbol. */
+#ifndef MAXC_FIRST
+#define MAXC_FIRST 2
+#endif
 
 static size_t sums_shared_bytes(const maxc_tables *t)
 {
     return 2 * (size_t)t->nsym * sizeof(double) + (size_t)t->nbin * sizeof(unsigned) +
-           ((size_t)t->nsym + 2 + (t->nbin + 31) / 32) * sizeof(int) +
+           ((size_t)t->nsym * MAXC_FIRST + 2 + (t->nbin + 31) / 32) * sizeof(int) +
            (size_t)t->nbin * sizeof(unsigned short);
+}
+
+/* Doubles of a block of maxc_sums in its scratch: the rows' V, each rule's best score and
+ * its split (an int). */
+static __host__ __device__ size_t block_scratch(const maxc_tables *t)
+{
+    return (size_t)t->nrow + t->nbin + (t->nbin + 1) / 2;
 }
 
 /* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
@@ -123,6 +136,33 @@ static __device__ int next_symbol(const maxc_tables *t, int *next)
     return at < t->nsym ? t->by_rows[at] : -1;
 }
 
+/* 1 if candidate x of children's score ks ranks before candidate ox of score os (-1: none):
+ * by score, then the smallest x. */
+static __device__ __forceinline__ int top_before(double ks, long x, double os, long ox)
+{
+    return ox < 0 || ks > os || (ks == os && x < ox);
+}
+
+/* Candidate x (children's score ks > -inf) into a lane's list of its best: scores top[0 ..
+ * MAXC_FIRST) of candidates tx[] (-1: none), in order (top_before). */
+static __device__ __forceinline__ void top_insert(double *top, long *tx, double ks, long x)
+{
+    if (!top_before(ks, x, top[MAXC_FIRST - 1], tx[MAXC_FIRST - 1]))
+        return;
+#pragma unroll
+    for (int q = MAXC_FIRST - 1; q > 0; q--) {
+        if (!top_before(ks, x, top[q - 1], tx[q - 1])) {
+            top[q] = ks;
+            tx[q] = x;
+            return;
+        }
+        top[q] = top[q - 1];
+        tx[q] = tx[q - 1];
+    }
+    top[0] = ks;
+    tx[0] = x;
+}
+
 /* The sums S of the candidates of rule b over (i, j) at the splits k[0 .. nk) (nk <=
  * MAXC_GROUP) from its rows' V at v, into s[]: each one's lane parts and their butterfly
  * exactly as maxc_binary_rows takes them, the rows' V and children read once for all. */
@@ -179,19 +219,20 @@ static __device__ double item_sum(const maxc_tables *t, const maxc_layers *y, lo
 
 static __global__ void __launch_bounds__(MAXC_SUMS_BLOCK, MAXC_SUMS_PER_SM)
 maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell, int span,
-          double *rows, double *__restrict__ sums, double *__restrict__ bounds)
+          double *scratch)
 {
     extern __shared__ double shared_sums[];
     int lane = threadIdx.x % MAXC_LANES;
     double *best = shared_sums, *upper = best + t.nsym;
     unsigned *mask = (unsigned *)(upper + t.nsym); /* rule b's splits */
-    double *v = rows + (size_t)blockIdx.x * t.nrow; /* the block's rows' V */
+    double *v = scratch + (size_t)blockIdx.x * block_scratch(&t); /* the block's rows' V, */
+    double *rule_best = v + t.nrow;                          /* each rule's best score */
+    int *rule_split = (int *)(rule_best + t.nbin);            /* and its split */
     int *first = (int *)(mask + t.nbin);
-    int *next = first + t.nsym; /* the counter of next_task */
+    int *next = first + t.nsym * MAXC_FIRST; /* the counter of next_task */
     unsigned *need = (unsigned *)(next + 1); /* bit b: rule b's V wanted or there */
     int *nwanted = (int *)(need + (t.nbin + 31) / 32);
     unsigned short *wanted = (unsigned short *)(nwanted + 1); /* kernels_maxc_sums: nbin fits */
-    int items = (span - 1) * t.nbin; /* a cell's sums (kernels_maxc_sums checks the range) */
     for (int m = blockIdx.x; m < ncell; m += gridDim.x) { /* cell m of the list */
         const int *c = cells + 3 * m;
         long c0 = c[0];
@@ -204,38 +245,54 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         if (threadIdx.x == 0)
             *next = *nwanted = 0;
         __syncthreads();
-        /* P's upper bound, and its first candidate: the one whose children score the most
-         * (then the first in the list), a warp per symbol, the heaviest first. One
-         * candidate, not one per lane: each first candidate's rule wants its V, and with 32
-         * a symbol that was most of the grammar's rules in every cell, for a bound hardly
-         * better (what the bound skips is exact whichever candidate gives it). */
+        /* P's upper bound, and its first candidates: the MAXC_FIRST whose children score
+         * the most (top_before), a warp per symbol, the heaviest first: each lane's best,
+         * then the warp's best of the lanes' heads MAXC_FIRST times. A few, not one per
+         * lane: each first candidate's rule wants its V, and with 32 a symbol that was
+         * most of the grammar's rules in every cell (what the bound skips is exact
+         * whichever candidates give it). */
         for (int P; (P = next_symbol(&t, next)) >= 0;) {
-            double top = MAXC_NEG_INF;
-            long x = -1;
+            double top[MAXC_FIRST];
+            long tx[MAXC_FIRST];
+#pragma unroll
+            for (int q = 0; q < MAXC_FIRST; q++) {
+                top[q] = MAXC_NEG_INF;
+                tx[q] = -1;
+            }
             if (logx0 != MAXC_NEG_INF && t.phrasal[P])
                 for (int b = t.bin_first[P] + lane; b < t.bin_first[P + 1]; b += MAXC_LANES) {
                     int kmin, kmax;
                     maxc_splits(&t, b, i, j, &kmin, &kmax);
                     for (int k = kmin; k <= kmax; k++) {
                         double ks = maxc_binary_scores(&t, &y, c0, n, i, k, j, b);
-                        if (ks > top) {
-                            top = ks;
-                            x = (long)(k - i - 1) * t.nbin + b;
-                        }
+                        if (ks != MAXC_NEG_INF)
+                            top_insert(top, tx, ks, (long)(k - i - 1) * t.nbin + b);
                     }
                 }
-            for (int d = MAXC_LANES / 2; d >= 1; d /= 2) {
-                double ot = __shfl_xor_sync(0xffffffffu, top, d);
-                long ox = __shfl_xor_sync(0xffffffffu, x, d);
-                if (ot > top || (ot == top && ox >= 0 && (x < 0 || ox < x))) {
-                    top = ot;
-                    x = ox;
+            for (int q = 0; q < MAXC_FIRST; q++) {
+                double hs = top[0];
+                long hx = tx[0];
+                for (int d = MAXC_LANES / 2; d >= 1; d /= 2) {
+                    double os = __shfl_xor_sync(0xffffffffu, hs, d);
+                    long ox = __shfl_xor_sync(0xffffffffu, hx, d);
+                    if (ox >= 0 && top_before(os, ox, hs, hx)) {
+                        hs = os;
+                        hx = ox;
+                    }
                 }
-            }
-            if (lane == 0) {
-                first[P] = (int)x;
-                if (x >= 0)
-                    want_rule(ITEM_RULE(t, x), need, wanted, nwanted);
+                if (hx >= 0 && hx == tx[0]) { /* the lane whose head it was moves on */
+#pragma unroll
+                    for (int r = 0; r < MAXC_FIRST - 1; r++) {
+                        top[r] = top[r + 1];
+                        tx[r] = tx[r + 1];
+                    }
+                    tx[MAXC_FIRST - 1] = -1;
+                }
+                if (lane == 0) {
+                    first[P * MAXC_FIRST + q] = (int)hx;
+                    if (hx >= 0)
+                        want_rule(ITEM_RULE(t, hx), need, wanted, nwanted);
+                }
             }
             if (lane == 0)
                 upper[P] = logx0 != MAXC_NEG_INF && t.phrasal[P]
@@ -245,45 +302,50 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         if (threadIdx.x == 0)
             *next = 0;
         rows_v(&t, &y, cell, wanted, nwanted, v);
-        /* the bound: the first candidate's score, summed by the warp */
+        /* the bound: the best of the first candidates' scores, each summed by the warp */
         for (int P; (P = next_symbol(&t, next)) >= 0;) {
             double g = MAXC_NEG_INF;
-            int x = first[P];
-            if (x >= 0) {
+            for (int q = 0; q < MAXC_FIRST; q++) {
+                int x = first[P * MAXC_FIRST + q];
+                if (x < 0)
+                    break;
                 int b = ITEM_RULE(t, x), k = ITEM_SPLIT(t, x, i);
-                g = maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
-                                   item_sum(&t, &y, c0, n, i, k, j, b, v),
-                                   maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0);
+                double gq = maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
+                                           item_sum(&t, &y, c0, n, i, k, j, b, v),
+                                           maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0);
+                g = gq > g ? gq : g;
             }
-            if (lane == 0) {
+            if (lane == 0)
                 best[P] = g;
-                bounds[(size_t)m * 2 * t.nsym + P] = g;
-                bounds[(size_t)m * 2 * t.nsym + t.nsym + P] = upper[P];
-            }
         }
         __syncthreads();
-        /* the sums of the candidates that may beat the bound, MAXC_SPLITS splits at a time:
-         * the scan sets each one's bit in its rule's mask and lists the rule; then a warp
-         * per listed rule takes its rows' V (unless there) and its candidates' sums, a
-         * group at a time. The other candidates' sums are skipped. */
-        double *out = sums + (size_t)m * items;
+        /* the candidates that may beat the bound, MAXC_SPLITS splits at a time: a thread per
+         * rule sets their bits in the rule's mask and lists the rule if any; then a warp per
+         * listed rule takes its rows' V (unless there), its candidates' sums, a group at a
+         * time, and its best candidate (the best score, then the smallest split) into
+         * rule_best and rule_split. The other candidates' sums are skipped. */
         for (int k0 = 0; k0 < span - 1; k0 += MAXC_SPLITS) {
-            int kn = span - 1 - k0 < MAXC_SPLITS ? span - 1 - k0 : MAXC_SPLITS;
-            for (int b = threadIdx.x; b < t.nbin; b += blockDim.x)
-                mask[b] = 0;
             if (threadIdx.x == 0)
                 *next = *nwanted = 0;
             __syncthreads();
-            int x = k0 * t.nbin + threadIdx.x, b = x % t.nbin, k = i + 1 + x / t.nbin;
-            for (; x < (k0 + kn) * t.nbin; x += blockDim.x) {
-                int P = t.bin[b].parent;
-                if (maxc_binary_at(&t, b, i, k, j) &&
-                    maxc_may_beat(maxc_binary_scores(&t, &y, c0, n, i, k, j, b), upper[P],
-                                  best[P]) &&
-                    !atomicOr(&mask[b], 1u << (k - i - 1 - k0)))
+            for (int b = threadIdx.x; b < t.nbin; b += blockDim.x) {
+                int P = t.bin[b].parent, kmin, kmax;
+                unsigned bits = 0;
+                maxc_splits(&t, b, i, j, &kmin, &kmax);
+                kmin = kmin > i + 1 + k0 ? kmin : i + 1 + k0;
+                kmax = kmax < i + k0 + MAXC_SPLITS ? kmax : i + k0 + MAXC_SPLITS;
+                if (k0 == 0) {
+                    rule_best[b] = MAXC_NEG_INF;
+                    rule_split[b] = -1;
+                }
+                if (logx0 != MAXC_NEG_INF && t.phrasal[P])
+                    for (int k = kmin; k <= kmax; k++)
+                        if (maxc_may_beat(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
+                                          upper[P], best[P]))
+                            bits |= 1u << (k - i - 1 - k0);
+                mask[b] = bits;
+                if (bits)
                     wanted[atomicAdd(nwanted, 1)] = b;
-                for (b += blockDim.x; b >= t.nbin; b -= t.nbin) /* x + blockDim.x */
-                    k++;
             }
             __syncthreads();
             for (int q; (q = next_task(next)) < *nwanted;) {
@@ -294,75 +356,75 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
                     if (lane == 0)
                         atomicOr(&need[b / 32], 1u << (b % 32));
                 }
+                double top = rule_best[b]; /* of the splits before (every lane the same) */
+                int split = rule_split[b];
                 for (unsigned bits = mask[b]; bits;) {
                     int ks[MAXC_GROUP], nk = 0;
                     for (; bits && nk < MAXC_GROUP; bits &= bits - 1)
                         ks[nk++] = i + 1 + k0 + __ffs((int)bits) - 1;
                     double sum[MAXC_GROUP];
                     group_sums(&t, &y, c0, n, i, ks, nk, j, b, v, sum);
-                    for (int g = 0; g < nk && lane == 0; g++)
-                        out[(size_t)(ks[g] - i - 1) * t.nbin + b] = sum[g];
+                    for (int g = 0; g < nk; g++) {
+                        int k = ks[g];
+                        double gs = maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
+                                                   sum[g], maxc_binary_exp(&y, c0, n, i, k, j, e0),
+                                                   logx0);
+                        if (gs > top) {
+                            top = gs;
+                            split = k;
+                        }
+                    }
+                }
+                if (lane == 0) {
+                    rule_best[b] = top;
+                    rule_split[b] = split;
                 }
             }
-            __syncthreads(); /* the masks and list read before the next splits' */
+            __syncthreads(); /* the masks, the list and the rules' best read or written */
+        }
+        /* each symbol's best binary candidate: the best of its rules' (the best score, then
+         * the smallest rule, then split: the jar's order), a warp per symbol */
+        for (int P = threadIdx.x / MAXC_LANES; P < t.nsym; P += blockDim.x / MAXC_LANES) {
+            double g = MAXC_NEG_INF;
+            int bb = INT_MAX, bk = INT_MAX;
+            if (logx0 != MAXC_NEG_INF && t.phrasal[P])
+                for (int b = t.bin_first[P] + lane; b < t.bin_first[P + 1]; b += MAXC_LANES)
+                    if (rule_best[b] > g) {
+                        g = rule_best[b];
+                        bb = b;
+                        bk = rule_split[b];
+                    }
+            warp_best(&g, &bb, &bk);
+            if (lane == 0) {
+                size_t at = cell * t.nsym + P;
+                int found = g != MAXC_NEG_INF;
+                y.bscore[at] = g;
+                y.split[at] = found ? bk : -1;
+                y.left[at] = found ? t.bin[bb].left : -1;
+                y.right[at] = found ? t.bin[bb].right : -1;
+            }
         }
         __syncthreads(); /* the shared arrays read before the next cell's */
     }
 }
 
 static __global__ void __launch_bounds__(MAXC_BLOCK, 2)
-maxc_span(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span,
-          double *scratch, const double *__restrict__ sums, const double *__restrict__ bounds)
+maxc_span(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span)
 {
-    extern __shared__ double shared_kids[];
+    extern __shared__ double usums[]; /* the closed unaries' sums */
     const int *c = cells + 3 * blockIdx.x;
     long c0 = c[0];
     int n = c[1], i = c[2], j = c[2] + span, lane = threadIdx.x % MAXC_LANES;
     size_t cell = (size_t)c0 + chart_cell(n, i, j);
-    long kids_size = maxc_kids_size(&t, span);
-    double *usums = shared_kids, *kids = scratch ? scratch + blockIdx.x * kids_size
-                                                 : shared_kids + t.nun;
-    maxc_stage(&t, &y, c0, n, i, j, kids, threadIdx.x, blockDim.x);
     int warp = threadIdx.x / MAXC_LANES, warps = blockDim.x / MAXC_LANES;
-    __syncthreads();
     int e0;
     double logx0 = maxc_root(&t, &y, c0, n, &e0);
-    const double *cs = sums ? sums + (size_t)blockIdx.x * (span - 1) * t.nbin : NULL;
-    const double *bound = bounds ? bounds + (size_t)blockIdx.x * 2 * t.nsym : NULL;
-    /* binary (or lexical): a warp per symbol, its lanes over the rules */
-    for (int P = warp; P < t.nsym; P += warps) {
-        double best = MAXC_NEG_INF;
-        int bb = INT_MAX, bk = INT_MAX;
-        if (logx0 != MAXC_NEG_INF && span == 1 && !t.phrasal[P] && lane == 0) {
-            best = maxc_lexical(&t, &y, c0, n, i, P, e0, logx0);
-        } else if (logx0 != MAXC_NEG_INF && span > 1 && t.phrasal[P]) {
-            double first = bound[P], upper = bound[t.nsym + P]; /* as maxc_sums skipped */
-            for (int b = t.bin_first[P] + lane; b < t.bin_first[P + 1]; b += MAXC_LANES) {
-                int kmin, kmax;
-                maxc_splits(&t, b, i, j, &kmin, &kmax);
-                for (int k = kmin; k <= kmax; k++) {
-                    double ks = maxc_binary_kids(&t, kids, b, i, k, j);
-                    if (!maxc_may_beat(ks, upper, first))
-                        continue;
-                    double gs = maxc_candidate(ks, cs[(long)(k - i - 1) * t.nbin + b],
-                                               maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0);
-                    if (gs > best) {
-                        best = gs;
-                        bb = b;
-                        bk = k;
-                    }
-                }
-            }
-        }
-        warp_best(&best, &bb, &bk);
-        if (lane == 0) {
-            size_t at = cell * t.nsym + P;
-            int found = best != MAXC_NEG_INF && span > 1;
-            y.bscore[at] = best;
-            y.split[at] = found ? bk : -1;
-            y.left[at] = found ? t.bin[bb].left : -1;
-            y.right[at] = found ? t.bin[bb].right : -1;
-        }
+    /* the lexical scores of a word's cell, the POS tags' (longer spans: maxc_sums) */
+    for (int P = warp; span == 1 && P < t.nsym && lane == 0; P += warps) {
+        size_t at = cell * t.nsym + P;
+        y.bscore[at] = logx0 != MAXC_NEG_INF && !t.phrasal[P]
+                           ? maxc_lexical(&t, &y, c0, n, i, P, e0, logx0) : MAXC_NEG_INF;
+        y.split[at] = y.left[at] = y.right[at] = -1;
     }
     __syncthreads(); /* the cell's scores before its unaries are all written */
     /* the sums of the unaries that may beat their parent's score before the unaries: a warp
@@ -418,55 +480,30 @@ static cudaError_t allow_shared(void)
     return e;
 }
 
-/* Bytes of the children's scores of a cell of span `span`, and whether they fit in shared
- * memory beside the unary sums. */
-static size_t kids_bytes(const maxc_tables *t, int span)
+extern "C" size_t kernels_maxc_scratch(const maxc_tables *t, int ncell)
 {
-    return (size_t)maxc_kids_size(t, span) * sizeof(double);
-}
-
-static int kids_shared(const maxc_tables *t, int span)
-{
-    return kids_bytes(t, span) + t->nun * sizeof(double) <= MAXC_SHARED_MAX;
-}
-
-extern "C" size_t kernels_maxc_scratch(const maxc_tables *t, int ncell, int span)
-{
-    return kids_shared(t, span) ? 0 : kids_bytes(t, span) * ncell;
-}
-
-extern "C" size_t kernels_maxc_rows(const maxc_tables *t, int ncell)
-{
-    return (size_t)t->nrow * sizeof(double) * sums_grid(ncell);
-}
-
-extern "C" size_t kernels_maxc_bounds(const maxc_tables *t, int ncell)
-{
-    return 2 * (size_t)t->nsym * sizeof(double) * ncell;
+    return block_scratch(t) * sizeof(double) * sums_grid(ncell);
 }
 
 extern "C" cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y,
-                                         const int *cells, int ncell, int span, double *scratch,
-                                         const double *sums, const double *bounds,
+                                         const int *cells, int ncell, int span,
                                          cudaStream_t stream)
 {
     if (ncell <= 0)
         return cudaSuccess;
+    size_t bytes = t->nun * sizeof(double);
+    if (bytes > MAXC_SHARED_MAX)
+        return cudaErrorInvalidValue;
     cudaError_t e = allow_shared();
     if (e != cudaSuccess)
         return e;
-    size_t bytes = t->nun * sizeof(double);
-    if (kids_shared(t, span)) {
-        bytes += kids_bytes(t, span);
-        scratch = NULL;
-    }
-    maxc_span<<<ncell, MAXC_BLOCK, bytes, stream>>>(*t, *y, cells, span, scratch, sums, bounds);
+    maxc_span<<<ncell, MAXC_BLOCK, bytes, stream>>>(*t, *y, cells, span);
     return cudaGetLastError();
 }
 
 extern "C" cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y,
-                                         const int *cells, int ncell, int span, double *rows,
-                                         double *sums, double *bounds, cudaStream_t stream)
+                                         const int *cells, int ncell, int span,
+                                         double *scratch, cudaStream_t stream)
 {
     if (ncell <= 0 || span < 2)
         return cudaSuccess;
@@ -477,7 +514,7 @@ extern "C" cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers
     if (e != cudaSuccess)
         return e;
     maxc_sums<<<sums_grid(ncell), MAXC_SUMS_BLOCK, sums_shared_bytes(t), stream>>>(
-        *t, *y, cells, ncell, span, rows, sums, bounds);
+        *t, *y, cells, ncell, span, scratch);
     return cudaGetLastError();
 }
 

@@ -40,8 +40,8 @@ typedef enum gpu_stage {
     GPU_STAGE_REDUCE,    /* atomic max into the chart */
     GPU_STAGE_UNARY,     /* the closed unary step */
     GPU_STAGE_VITERBI,   /* tree extraction */
-    GPU_STAGE_MAXC_SUMS, /* max-rule: the binary candidates' sums (kernels_maxc_sums) */
-    GPU_STAGE_MAXC_CELLS,/* the cells' max-c scores (kernels_maxc_span) */
+    GPU_STAGE_MAXC_SUMS, /* max-rule: the best binary candidates (kernels_maxc_sums) */
+    GPU_STAGE_MAXC_CELLS,/* the lexical scores and best unaries (kernels_maxc_span) */
     GPU_STAGE_MAXC,      /* the rest of max-c (the walks, transfers, the trees on the host;
                             when profiling, after the outside pass is done); all of it when
                             profiling is off */

@@ -4,9 +4,6 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#define MAXC_CHUNK_BYTES ((size_t)1 << 30) /* the most bytes of binary sums, bounds and
-                                              scratch at a time (and the rows' V) */
-
 cky_status gpu_maxc_new(gpu_dev *d, gpu_maxc **out)
 {
     gpu_maxc *m = calloc(1, sizeof *m);
@@ -45,9 +42,6 @@ void gpu_maxc_free(gpu_maxc *m)
     gpu_buffer_free(&m->d_stack, 0);
     gpu_buffer_free(&m->d_out, 0);
     gpu_buffer_free(&m->scratch, 0);
-    gpu_buffer_free(&m->rows, 0);
-    gpu_buffer_free(&m->sums, 0);
-    gpu_buffer_free(&m->bounds, 0);
     gpu_buffer_free(&m->h_out, 1);
     gpu_buffer_free(&m->h_nodes, 1);
     free(m);
@@ -85,16 +79,6 @@ static void fill_lists(gpu_maxc *m, const plan *p, long *first)
         node0[k] = total;
         total += maxc_nodes_max(p->len[k]);
     }
-}
-
-/* Cells of a span of n cells taken at a time: their binary sums, bounds and scratch within
- * MAXC_CHUNK_BYTES (at least 1). */
-static int sums_chunk(const gpu_maxc *m, int span, int n)
-{
-    size_t per_cell = (size_t)(span - 1) * m->t.nbin * sizeof(double) +
-                      kernels_maxc_bounds(&m->t, 1) + kernels_maxc_scratch(&m->t, 1, span);
-    size_t chunk = MAXC_CHUNK_BYTES / per_cell;
-    return chunk < 1 ? 1 : chunk > (size_t)n ? n : (int)chunk;
 }
 
 cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
@@ -138,45 +122,28 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
             st = GPU_STATUS(call);                                                         \
     } while (0)
     TRY(cudaMemcpyAsync(dl, m->h_list.p, list_bytes, cudaMemcpyHostToDevice, d->stream));
-    /* a span's cells in chunks (sums_chunk); the buffers made once for the largest chunk
-     * (growing them span by span would synchronize the device each time) */
-    size_t sums_bytes = 0, scratch_bytes = 0, bounds_bytes = 0, rows_bytes = 0;
-    for (int span = 2; span <= p->maxn; span++) {
-        int n = (int)(first[span + 1] - first[span]), chunk = sums_chunk(m, span, n);
-        size_t per_cell = (size_t)(span - 1) * d->g->nbinary * sizeof(double);
-        sums_bytes = per_cell * chunk > sums_bytes ? per_cell * chunk : sums_bytes;
-        size_t scratch = kernels_maxc_scratch(&m->t, chunk, span);
-        scratch_bytes = scratch > scratch_bytes ? scratch : scratch_bytes;
-        size_t bounds = kernels_maxc_bounds(&m->t, chunk), rows = kernels_maxc_rows(&m->t, chunk);
-        bounds_bytes = bounds > bounds_bytes ? bounds : bounds_bytes;
-        rows_bytes = rows > rows_bytes ? rows : rows_bytes;
-    }
-    if ((scratch_bytes && (st = gpu_buffer_need(&m->scratch, scratch_bytes, 0))) ||
-        (sums_bytes && (st = gpu_buffer_need(&m->sums, sums_bytes, 0))) ||
-        (bounds_bytes && (st = gpu_buffer_need(&m->bounds, bounds_bytes, 0))) ||
-        (rows_bytes && (st = gpu_buffer_need(&m->rows, rows_bytes, 0)))) {
+    long most = 0; /* the most cells of a span */
+    for (int span = 2; span <= p->maxn; span++)
+        most = first[span + 1] - first[span] > most ? first[span + 1] - first[span] : most;
+    size_t scratch = kernels_maxc_scratch(&m->t, (int)most);
+    if (scratch && (st = gpu_buffer_need(&m->scratch, scratch, 0))) {
         free(first);
         return st;
     }
     for (int span = 1; span <= p->maxn && !st; span++) {
-        int n = (int)(first[span + 1] - first[span]), chunk = sums_chunk(m, span, n);
-        for (int at = 0; at < n && !st; at += chunk) {
-            const int *cells = dl + 3 * (first[span] + at);
-            int count = n - at < chunk ? n - at : chunk;
-            if (!st && span > 1)
-                st = gpu_dev_prof_begin(d);
-            TRY(kernels_maxc_sums(&m->t, &y, cells, count, span, m->rows.p, m->sums.p,
-                                  m->bounds.p, d->stream));
-            if (!st && span > 1)
+        const int *cells = dl + 3 * first[span];
+        int n = (int)(first[span + 1] - first[span]);
+        if (span > 1) {
+            st = gpu_dev_prof_begin(d);
+            TRY(kernels_maxc_sums(&m->t, &y, cells, n, span, m->scratch.p, d->stream));
+            if (!st)
                 st = gpu_dev_prof_end(d, GPU_STAGE_MAXC_SUMS);
-            if (!st)
-                st = gpu_dev_prof_begin(d);
-            TRY(kernels_maxc_span(&m->t, &y, cells, count, span, m->scratch.p,
-                                  span > 1 ? m->sums.p : NULL, span > 1 ? m->bounds.p : NULL,
-                                  d->stream));
-            if (!st)
-                st = gpu_dev_prof_end(d, GPU_STAGE_MAXC_CELLS);
         }
+        if (!st)
+            st = gpu_dev_prof_begin(d);
+        TRY(kernels_maxc_span(&m->t, &y, cells, n, span, d->stream));
+        if (!st)
+            st = gpu_dev_prof_end(d, GPU_STAGE_MAXC_CELLS);
     }
     TRY(kernels_maxc_walk(&m->t, &y, sent, p->n, node0, m->d_nodes.p, m->d_stack.p, res, score,
                           d->stream));

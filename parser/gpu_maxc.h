@@ -1,7 +1,8 @@
 /* gpu_maxc: max-rule's max-c scores and trees on the GPU device (parser/maxc_rules.h, the
  * same bits as the cpu engine's maxc_cpu_run), after the sum-product passes of a sub-batch
- * (parser/gpu_sum.h): span by span, the sums of the binary candidates that may be the best
- * (kernels_maxc_sums), then the cells' max-c scores (kernels_maxc_span); then one thread per
+ * (parser/gpu_sum.h): span by span, each symbol's best binary candidate from the sums of
+ * those that may be the best (kernels_maxc_sums), then the lexical scores and the best
+ * unaries (kernels_maxc_span); then one thread per
  * sentence walks its tree into node codes, which come back to the host with each
  * sentence's status and score. */
 #ifndef CKY_PARSER_GPU_MAXC_H
@@ -20,10 +21,7 @@ typedef struct gpu_maxc {
                                          node offsets (long long) */
     gpu_buffer d_nodes, d_stack;      /* device: node codes, the walks' stacks */
     gpu_buffer d_out, h_out;          /* results (4 ints) and scores (double) of sentences */
-    gpu_buffer scratch;               /* children's scores of long spans (kernels_maxc_span) */
-    gpu_buffer sums;                  /* the binary sums of a span's cells (kernels_maxc_sums) */
-    gpu_buffer bounds;                /* and their symbols' bounds */
-    gpu_buffer rows;                  /* the rows' V of kernels_maxc_sums' blocks */
+    gpu_buffer scratch;               /* kernels_maxc_sums' blocks' rows' V and rules' best */
     gpu_buffer h_nodes;               /* pinned: node codes */
     /* after gpu_maxc_run, for sentence k of the sub-batch (host memory) */
     const long long *node0;
