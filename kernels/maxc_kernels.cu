@@ -1,16 +1,17 @@
 /* maxc_kernels: the max-c scores and max-rule trees of the GPU engine (see kernels.h), with
  * the arithmetic of parser/maxc_rules.h, the same bits as the cpu engine's.
  *   - maxc_sums: each symbol's best binary candidate in cells of span 2 and more. A few
- *     thread blocks per multiprocessor take the listed cells in turn. In a cell, a warp per
- *     symbol P takes P's bounds: its upper bound (maxc_upper) and the best score of the
- *     MAXC_FIRST candidates whose children score the most. Then the candidates that may
- *     beat them (maxc_may_beat) are listed, MAXC_SPLITS splits at a time: a thread per rule
- *     sets a bit per candidate in the rule's mask in shared memory and lists the rule. A
- *     warp per listed rule takes the rows' V over the cell's outside layer (into the
- *     block's global scratch; no barrier: the warp that takes a rule's V sums its
- *     candidates), its candidates' sums, MAXC_GROUP splits at a time, reading the rows' V
- *     and the rule's rows once for the group, and the rule's best candidate. The other
- *     candidates' sums are skipped. Last, a warp per symbol takes the best of its rules'.
+ *     thread blocks per multiprocessor take the listed cells in turn. In a cell, a thread
+ *     per rule finds the split whose children score the most, then a warp per symbol P
+ *     takes P's bounds: its upper bound (maxc_upper) and the score of the best of its
+ *     rules' candidates. Then the candidates that may beat them (maxc_may_beat) are
+ *     listed, MAXC_SPLITS splits at a time: a thread per rule sets a bit per candidate in
+ *     the rule's mask in shared memory and lists the rule. A warp per listed rule takes
+ *     the rows' V over the cell's outside layer (into the block's global scratch; no
+ *     barrier: the warp that takes a rule's V sums its candidates), its candidates' sums,
+ *     MAXC_GROUP splits at a time, reading the rows' V and the rule's rows once for the
+ *     group, and the rule's best candidate. The other candidates' sums are skipped. Last,
+ *     a warp per symbol takes the best of its rules'.
  *   - maxc_span: one thread block per cell: the POS tags' lexical scores (span 1); a warp
  *     per closed unary whose child's score may beat its parent's takes the unary's sum S,
  *     and after a barrier, a warp per symbol the best unary. */
@@ -37,7 +38,7 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 }
 
 /* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), a bit mask per rule
- * (its candidates among MAXC_SPLITS splits), the first candidates (MAXC_FIRST per symbol), a
+ * (its candidates among MAXC_SPLITS splits), the first candidates (one per symbol), a
  * counter (symbols, then rules), a bit per rule (its V there), the count of the rules
  * listed and the rules (16 bits each: kernels_maxc_sums takes at most MAXC_RULES_MAX; the
  * less shared memory, the more L1 cache the multiprocessor keeps for the loads). Its
@@ -49,26 +50,19 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
  * and more warps hide more of them. Four blocks with 64-bit masks, or groups of 4 or 8
  * candidates, were slower on eng-sm6-shape (docs/performance.md, session 17). */
 #define MAXC_SUMS_PER_SM 5
-/* The candidates of a symbol whose scores give its lower bound: those whose children score
- * the most. The bound is the best of their scores, and the tighter it is, the fewer
- * candidates are summed: on sample-sm5, 2 instead of 1 list 40% fewer rows, 4 half as many
- * (docs/performance.md, session 18). Each costs a sum and maybe a rule's V per symbol. */
-#ifndef MAXC_FIRST
-#define MAXC_FIRST 2
-#endif
 
 static size_t sums_shared_bytes(const maxc_tables *t)
 {
     return 2 * (size_t)t->nsym * sizeof(double) + (size_t)t->nbin * sizeof(unsigned) +
-           ((size_t)t->nsym * MAXC_FIRST + 2 + (t->nbin + 31) / 32) * sizeof(int) +
+           ((size_t)t->nsym + 2 + (t->nbin + 31) / 32) * sizeof(int) +
            (size_t)t->nbin * sizeof(unsigned short);
 }
 
-/* Doubles of a block of maxc_sums in its scratch: the rows' V, each rule's best score and
- * its split (an int). */
+/* Doubles of a block of maxc_sums in its scratch: the rows' V, then for each rule its
+ * best children's scores and best score (doubles), and their splits (ints). */
 static __host__ __device__ size_t block_scratch(const maxc_tables *t)
 {
-    return (size_t)t->nrow + t->nbin + (t->nbin + 1) / 2;
+    return (size_t)t->nrow + 3 * (size_t)t->nbin;
 }
 
 /* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
@@ -136,33 +130,6 @@ static __device__ int next_symbol(const maxc_tables *t, int *next)
     return at < t->nsym ? t->by_rows[at] : -1;
 }
 
-/* 1 if candidate x of children's score ks ranks before candidate ox of score os (-1: none):
- * by score, then the smallest x. */
-static __device__ __forceinline__ int top_before(double ks, long x, double os, long ox)
-{
-    return ox < 0 || ks > os || (ks == os && x < ox);
-}
-
-/* Candidate x (children's score ks > -inf) into a lane's list of its best: scores top[0 ..
- * MAXC_FIRST) of candidates tx[] (-1: none), in order (top_before). */
-static __device__ __forceinline__ void top_insert(double *top, long *tx, double ks, long x)
-{
-    if (!top_before(ks, x, top[MAXC_FIRST - 1], tx[MAXC_FIRST - 1]))
-        return;
-#pragma unroll
-    for (int q = MAXC_FIRST - 1; q > 0; q--) {
-        if (!top_before(ks, x, top[q - 1], tx[q - 1])) {
-            top[q] = ks;
-            tx[q] = x;
-            return;
-        }
-        top[q] = top[q - 1];
-        tx[q] = tx[q - 1];
-    }
-    top[0] = ks;
-    tx[0] = x;
-}
-
 /* The sums S of the candidates of rule b over (i, j) at the splits k[0 .. nk) (nk <=
  * MAXC_GROUP) from its rows' V at v, into s[]: each one's lane parts and their butterfly
  * exactly as maxc_binary_rows takes them, the rows' V and children read once for all. */
@@ -226,10 +193,11 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
     double *best = shared_sums, *upper = best + t.nsym;
     unsigned *mask = (unsigned *)(upper + t.nsym); /* rule b's splits */
     double *v = scratch + (size_t)blockIdx.x * block_scratch(&t); /* the block's rows' V, */
-    double *rule_best = v + t.nrow;                          /* each rule's best score */
-    int *rule_split = (int *)(rule_best + t.nbin);            /* and its split */
+    double *rule_kids = v + t.nrow;              /* each rule's best children's scores, */
+    double *rule_best = rule_kids + t.nbin;      /* its best score */
+    int *kids_split = (int *)(rule_best + t.nbin), *rule_split = kids_split + t.nbin;
     int *first = (int *)(mask + t.nbin);
-    int *next = first + t.nsym * MAXC_FIRST; /* the counter of next_task */
+    int *next = first + t.nsym; /* the counter of next_task */
     unsigned *need = (unsigned *)(next + 1); /* bit b: rule b's V wanted or there */
     int *nwanted = (int *)(need + (t.nbin + 31) / 32);
     unsigned short *wanted = (unsigned short *)(nwanted + 1); /* kernels_maxc_sums: nbin fits */
@@ -245,75 +213,68 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         if (threadIdx.x == 0)
             *next = *nwanted = 0;
         __syncthreads();
-        /* P's upper bound, and its first candidates: the MAXC_FIRST whose children score
-         * the most (top_before), a warp per symbol, the heaviest first: each lane's best,
-         * then the warp's best of the lanes' heads MAXC_FIRST times. A few, not one per
-         * lane: each first candidate's rule wants its V, and with 32 a symbol that was
-         * most of the grammar's rules in every cell (what the bound skips is exact
-         * whichever candidates give it). */
+        /* each rule's candidate whose children score the most (the first split among
+         * equals), a thread per rule */
+        for (int b = threadIdx.x; b < t.nbin; b += blockDim.x) {
+            double top = MAXC_NEG_INF;
+            int split = -1;
+            if (logx0 != MAXC_NEG_INF && t.phrasal[t.bin[b].parent]) {
+                int kmin, kmax;
+                maxc_splits(&t, b, i, j, &kmin, &kmax);
+                for (int k = kmin; k <= kmax; k++) {
+                    double ks = maxc_binary_scores(&t, &y, c0, n, i, k, j, b);
+                    if (ks > top) {
+                        top = ks;
+                        split = k;
+                    }
+                }
+            }
+            rule_kids[b] = top;
+            kids_split[b] = split;
+        }
+        __syncthreads();
+        /* P's upper bound, and its first candidate: the best of its rules' (the largest
+         * children's scores, then the first in the list), a warp per symbol, the heaviest
+         * first. One candidate, not one per lane or a few: each first candidate's rule
+         * wants its V, which costs more than the tighter bound saves (docs/performance.md,
+         * session 19); what the bound skips is exact whichever candidate gives it. */
         for (int P; (P = next_symbol(&t, next)) >= 0;) {
-            double top[MAXC_FIRST];
-            long tx[MAXC_FIRST];
-#pragma unroll
-            for (int q = 0; q < MAXC_FIRST; q++) {
-                top[q] = MAXC_NEG_INF;
-                tx[q] = -1;
-            }
-            if (logx0 != MAXC_NEG_INF && t.phrasal[P])
-                for (int b = t.bin_first[P] + lane; b < t.bin_first[P + 1]; b += MAXC_LANES) {
-                    int kmin, kmax;
-                    maxc_splits(&t, b, i, j, &kmin, &kmax);
-                    for (int k = kmin; k <= kmax; k++) {
-                        double ks = maxc_binary_scores(&t, &y, c0, n, i, k, j, b);
-                        if (ks != MAXC_NEG_INF)
-                            top_insert(top, tx, ks, (long)(k - i - 1) * t.nbin + b);
-                    }
+            double top = MAXC_NEG_INF;
+            long x = -1;
+            for (int b = t.bin_first[P] + lane; b < t.bin_first[P + 1]; b += MAXC_LANES)
+                if (rule_kids[b] > top) {
+                    top = rule_kids[b];
+                    x = (long)(kids_split[b] - i - 1) * t.nbin + b;
                 }
-            for (int q = 0; q < MAXC_FIRST; q++) {
-                double hs = top[0];
-                long hx = tx[0];
-                for (int d = MAXC_LANES / 2; d >= 1; d /= 2) {
-                    double os = __shfl_xor_sync(0xffffffffu, hs, d);
-                    long ox = __shfl_xor_sync(0xffffffffu, hx, d);
-                    if (ox >= 0 && top_before(os, ox, hs, hx)) {
-                        hs = os;
-                        hx = ox;
-                    }
-                }
-                if (hx >= 0 && hx == tx[0]) { /* the lane whose head it was moves on */
-#pragma unroll
-                    for (int r = 0; r < MAXC_FIRST - 1; r++) {
-                        top[r] = top[r + 1];
-                        tx[r] = tx[r + 1];
-                    }
-                    tx[MAXC_FIRST - 1] = -1;
-                }
-                if (lane == 0) {
-                    first[P * MAXC_FIRST + q] = (int)hx;
-                    if (hx >= 0)
-                        want_rule(ITEM_RULE(t, hx), need, wanted, nwanted);
+            for (int d = MAXC_LANES / 2; d >= 1; d /= 2) {
+                double ot = __shfl_xor_sync(0xffffffffu, top, d);
+                long ox = __shfl_xor_sync(0xffffffffu, x, d);
+                if (ot > top || (ot == top && ox >= 0 && (x < 0 || ox < x))) {
+                    top = ot;
+                    x = ox;
                 }
             }
-            if (lane == 0)
+            if (lane == 0) {
+                first[P] = (int)x;
+                if (x >= 0)
+                    want_rule(ITEM_RULE(t, x), need, wanted, nwanted);
                 upper[P] = logx0 != MAXC_NEG_INF && t.phrasal[P]
                                ? maxc_upper(&t, &y, c0, n, i, j, P, e0, logx0) : 0;
+            }
         }
         __syncthreads();
         if (threadIdx.x == 0)
             *next = 0;
         rows_v(&t, &y, cell, wanted, nwanted, v);
-        /* the bound: the best of the first candidates' scores, each summed by the warp */
+        /* the bound: the first candidate's score, summed by the warp */
         for (int P; (P = next_symbol(&t, next)) >= 0;) {
             double g = MAXC_NEG_INF;
-            for (int q = 0; q < MAXC_FIRST; q++) {
-                int x = first[P * MAXC_FIRST + q];
-                if (x < 0)
-                    break;
+            int x = first[P];
+            if (x >= 0) {
                 int b = ITEM_RULE(t, x), k = ITEM_SPLIT(t, x, i);
-                double gq = maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
-                                           item_sum(&t, &y, c0, n, i, k, j, b, v),
-                                           maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0);
-                g = gq > g ? gq : g;
+                g = maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
+                                   item_sum(&t, &y, c0, n, i, k, j, b, v),
+                                   maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0);
             }
             if (lane == 0)
                 best[P] = g;
@@ -338,7 +299,7 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
                     rule_best[b] = MAXC_NEG_INF;
                     rule_split[b] = -1;
                 }
-                if (logx0 != MAXC_NEG_INF && t.phrasal[P])
+                if (maxc_may_beat(rule_kids[b], upper[P], best[P])) /* its best split may */
                     for (int k = kmin; k <= kmax; k++)
                         if (maxc_may_beat(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
                                           upper[P], best[P]))
