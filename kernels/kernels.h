@@ -138,6 +138,8 @@ cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
 /* ---- max-rule's max-c scores and trees (maxc_kernels.cu; parser/maxc_rules.h) ---- */
 
 #define MAXC_RULES_MAX 65535 /* the most binary rules kernels_maxc_sums takes */
+#define MAXC_UNARIES_MAX 20480 /* the most closed unaries kernels_maxc_span takes (their sums
+                                  fill 160 KiB of a block's shared memory) */
 
 /* Each symbol's best binary candidate in each listed cell (cells[3 m ..]: the sentence's
  * first cell c0, its words n, the start i; the cell is (i, i + span)), span >= 2: its
@@ -155,8 +157,8 @@ size_t kernels_maxc_scratch(const maxc_tables *t, int ncell);
 
 /* Span `span` of max-c over the listed cells (as for kernels_maxc_sums, which took the
  * binary candidates of spans >= 2 before): the POS tags' lexical scores (span 1), then
- * every symbol's best unary. cudaErrorInvalidValue when the closed unaries' sums do not
- * fit in a block's shared memory (160 KiB). */
+ * every symbol's best unary. cudaErrorInvalidValue when the grammar has more than
+ * MAXC_UNARIES_MAX closed unaries. */
 cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y, const int *cells,
                               int ncell, int span, cudaStream_t stream);
 

@@ -22,6 +22,7 @@
 #define MAXC_BLOCK 512                  /* threads of maxc_span: 16 warps */
 #define MAXC_SUMS_BLOCK 256             /* threads of maxc_sums: 8 warps */
 #define MAXC_SHARED_MAX (160 * 1024)    /* the most shared memory a block asks for */
+static_assert(MAXC_UNARIES_MAX * sizeof(double) <= MAXC_SHARED_MAX, "maxc_span's unary sums");
 
 /* The best of the lanes' candidates (score gs, then the smallest a, then b), in every lane. */
 static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
@@ -453,7 +454,7 @@ extern "C" cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers
     if (ncell <= 0)
         return cudaSuccess;
     size_t bytes = t->nun * sizeof(double);
-    if (bytes > MAXC_SHARED_MAX)
+    if (t->nun > MAXC_UNARIES_MAX)
         return cudaErrorInvalidValue;
     cudaError_t e = allow_shared();
     if (e != cudaSuccess)

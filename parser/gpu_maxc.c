@@ -15,6 +15,10 @@ cky_status gpu_maxc_new(gpu_dev *d, gpu_maxc **out)
                                    "engine's max-c takes (%d; the cpu engine has no such "
                                    "limit)", d->g->source, d->g->nbinary, MAXC_RULES_MAX)
                         : maxc_host_new(d->g, &m->host);
+    if (!st && m->host->t.nun > MAXC_UNARIES_MAX)
+        st = cky_fail(CKY_ERR_UNSUPPORTED, "%s: %d closed unary rules, more than the gpu "
+                      "engine's max-c takes (%d; the cpu engine has no such limit)",
+                      d->g->source, m->host->t.nun, MAXC_UNARIES_MAX);
     if (!st)
         st = GPU_STATUS(cudaMalloc(&m->d_tables, m->host->bytes));
     if (!st)
