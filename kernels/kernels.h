@@ -137,7 +137,6 @@ cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
 
 /* ---- max-rule's max-c scores and trees (maxc_kernels.cu; parser/maxc_rules.h) ---- */
 
-#define MAXC_RULES_MAX 65535 /* the most binary rules kernels_maxc_sums takes */
 #define MAXC_UNARIES_MAX 20480 /* the most closed unaries kernels_maxc_span takes (their sums
                                   fill 160 KiB of a block's shared memory) */
 
@@ -145,14 +144,12 @@ cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
  * first cell c0, its words n, the start i; the cell is (i, i + span)), span >= 2: its
  * score, split and children into y's bscore, split, left and right (none: -inf and -1),
  * from the sums S of the candidates that may beat their parent's bounds (the others are
- * skipped). scratch: kernels_maxc_scratch(t, ncell) bytes of device memory.
- * cudaErrorInvalidValue when the grammar has more than MAXC_RULES_MAX binary rules or a
- * cell more than INT_MAX candidates. */
+ * skipped). scratch: kernels_maxc_scratch(t, ncell) bytes of device memory. */
 cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y, const int *cells,
                               int ncell, int span, double *scratch, cudaStream_t stream);
 
-/* Bytes of kernels_maxc_sums' scratch over ncell cells (a few blocks' worth however many
- * cells). */
+/* Bytes of kernels_maxc_sums' scratch over ncell cells (a task counter and a few blocks'
+ * warps' worth however many cells). */
 size_t kernels_maxc_scratch(const maxc_tables *t, int ncell);
 
 /* Span `span` of max-c over the listed cells (as for kernels_maxc_sums, which took the

@@ -1,17 +1,14 @@
 /* maxc_kernels: the max-c scores and max-rule trees of the GPU engine (see kernels.h), with
  * the arithmetic of parser/maxc_rules.h, the same bits as the cpu engine's.
- *   - maxc_sums: each symbol's best binary candidate in cells of span 2 and more. A few
- *     thread blocks per multiprocessor take the listed cells in turn. In a cell, a thread
- *     per rule finds the split whose children score the most, then a warp per symbol P
- *     takes P's bounds: its upper bound (maxc_upper) and the score of the best of its
- *     rules' candidates. Then the candidates that may beat them (maxc_may_beat) are
- *     listed, MAXC_SPLITS splits at a time: a thread per rule sets a bit per candidate in
- *     the rule's mask in shared memory and lists the rule. A warp per listed rule takes
- *     the rows' V over the cell's outside layer (into the block's global scratch; no
- *     barrier: the warp that takes a rule's V sums its candidates), its candidates' sums,
- *     MAXC_GROUP splits at a time, reading the rows' V and the rule's rows once for the
- *     group, and the rule's best candidate. The other candidates' sums are skipped. Last,
- *     a warp per symbol takes the best of its rules'.
+ *   - maxc_sums: each symbol's best binary candidate in cells of span 2 and more, a warp
+ *     per (cell, symbol P). A lane per rule of P finds the split whose children score the
+ *     most. Then the rules are taken in decreasing order of that score for as long as one
+ *     may beat the best candidate so far with P's upper bound (maxc_upper, maxc_may_beat;
+ *     then none after it may): the rule's rows' V over the cell's outside layer (into the
+ *     warp's global scratch), the sum of its best split, and of its other splits that may
+ *     still beat the best, found by ballot and summed MAXC_GROUP at a time, reading the
+ *     rows' V and the rule's rows once for the group. The other candidates' sums are
+ *     skipped.
  *   - maxc_span: one thread block per cell: the POS tags' lexical scores (span 1); a warp
  *     per closed unary whose child's score may beat its parent's takes the unary's sum S,
  *     and after a barrier, a warp per symbol the best unary. */
@@ -38,97 +35,45 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
     }
 }
 
-/* The shared memory of maxc_sums: the cell's bounds (2 nsym doubles), a bit mask per rule
- * (its candidates among MAXC_SPLITS splits), the first candidates (one per symbol), a
- * counter (symbols, then rules), a bit per rule (its V there), the count of the rules
- * listed and the rules (16 bits each: kernels_maxc_sums takes at most MAXC_RULES_MAX; the
- * less shared memory, the more L1 cache the multiprocessor keeps for the loads). Its
- * blocks (MAXC_SUMS_PER_SM per multiprocessor) take the listed cells in turn, each with its
- * own rows' V in global scratch (a large grammar's take megabytes). */
-#define MAXC_SPLITS 32 /* the bits of a rule's mask: splits listed at a time */
-#define MAXC_GROUP 2   /* candidates of one rule summed together */
-/* Five blocks a multiprocessor (40 warps; 48 registers a thread): the sums wait on loads,
- * and more warps hide more of them. Four blocks with 64-bit masks, or groups of 4 or 8
- * candidates, were slower on eng-sm6-shape (docs/performance.md, session 17). */
-#define MAXC_SUMS_PER_SM 5
+/* maxc_sums: a warp per task (cell, symbol P), the tasks taken in turn from a counter in the
+ * scratch, the symbols with the most rows first in every cell, so that the long tasks start
+ * early and the short ones fill the end. No barrier: each warp has its own scratch, the
+ * rows' V of one rule and the best children's scores of P's rules and their splits. */
+/* Candidates of one rule summed together, and blocks of 8 warps a multiprocessor (64
+ * registers a thread, a few spilled): measured on eng-sm6-shape against 2 and 2 blocks (no
+ * spill), docs/performance.md (session 21). One candidate at a time lets each sum raise
+ * the bound before the next is tested. */
+#define MAXC_GROUP 1
+#define MAXC_SUMS_PER_SM 4
 
-static size_t sums_shared_bytes(const maxc_tables *t)
+/* Doubles of a warp's scratch: one rule's rows' V, then the best children's scores of the
+ * rules of a symbol and their splits (ints). */
+static __host__ __device__ size_t warp_scratch(const maxc_tables *t)
 {
-    return 2 * (size_t)t->nsym * sizeof(double) + (size_t)t->nbin * sizeof(unsigned) +
-           ((size_t)t->nsym + 2 + (t->nbin + 31) / 32) * sizeof(int) +
-           (size_t)t->nbin * sizeof(unsigned short);
-}
-
-/* Doubles of a block of maxc_sums in its scratch: the rows' V, then for each rule its
- * best children's scores and best score (doubles), and their splits (ints). */
-static __host__ __device__ size_t block_scratch(const maxc_tables *t)
-{
-    return (size_t)t->nrow + 3 * (size_t)t->nbin;
+    return (size_t)t->most_rows + (size_t)t->most_rules + ((size_t)t->most_rules + 1) / 2;
 }
 
 /* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
-static int sums_grid(int ncell)
+static int sums_grid(const maxc_tables *t, int ncell)
 {
     int device = 0, sms = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
         sms = 132;
-    int most = sms * MAXC_SUMS_PER_SM;
-    return ncell < most ? ncell : most;
+    long most = (long)sms * MAXC_SUMS_PER_SM, warps = MAXC_SUMS_BLOCK / MAXC_LANES;
+    long need = ((long)ncell * t->nsym + warps - 1) / warps;
+    return (int)(need < most ? need : most);
 }
 
-/* Candidate x of cell (i, j) (the rule x % nbin at split i + 1 + x / nbin). */
-#define ITEM_RULE(t, x) ((int)((x) % (t).nbin))
-#define ITEM_SPLIT(t, x, i) ((i) + 1 + (int)((x) / (t).nbin))
-
-/* Want the V of rule b: the first to ask for it (bit b of need from 0 to 1) lists it in
- * wanted[] (its count at *nwanted). */
-static __device__ void want_rule(int b, unsigned *need, unsigned short *wanted, int *nwanted)
-{
-    unsigned bit = 1u << (b % 32);
-    if (!(atomicOr(&need[b / 32], bit) & bit))
-        wanted[atomicAdd(nwanted, 1)] = b;
-}
-
-/* The rows' V of rule b over the cell's outside layer into v, a lane per row (every lane of
- * the warp calls it). */
+/* The rows' V of rule b over the cell's outside layer into v[0 .. nrow), a lane per row
+ * (every lane of the warp calls it). */
 static __device__ void rule_v(const maxc_tables *t, const maxc_layers *y, size_t cell, int b,
                               double *v)
 {
     const maxc_binary *r = &t->bin[b];
     const float *po = y->opre + cell * y->nsub + t->sub_offset[r->parent];
     for (int row = threadIdx.x % MAXC_LANES; row < r->nrow; row += MAXC_LANES)
-        v[r->row0 + row] = maxc_row_weight(t, b, row, po);
-}
-
-/* The rows' V of the wanted rules, a warp per rule (the whole block calls it); then none is
- * wanted (their need bits stay set: V is there). */
-static __device__ void rows_v(const maxc_tables *t, const maxc_layers *y, size_t cell,
-                              unsigned short *wanted, int *nwanted, double *v)
-{
-    for (int q = threadIdx.x / MAXC_LANES; q < *nwanted; q += blockDim.x / MAXC_LANES)
-        rule_v(t, y, cell, wanted[q], v);
-    __syncthreads();
-    if (threadIdx.x == 0)
-        *nwanted = 0;
-    __syncthreads();
-}
-
-/* The next task for the calling warp from the block's counter `next` (every lane gets it). */
-static __device__ int next_task(int *next)
-{
-    int at = 0;
-    if (threadIdx.x % MAXC_LANES == 0)
-        at = atomicAdd(next, 1);
-    return __shfl_sync(0xffffffffu, at, 0);
-}
-
-/* The next symbol for the calling warp, those with the most rows first (next: the block's
- * counter), or -1 when none is left. */
-static __device__ int next_symbol(const maxc_tables *t, int *next)
-{
-    int at = next_task(next);
-    return at < t->nsym ? t->by_rows[at] : -1;
+        v[row] = maxc_row_weight(t, b, row, po);
 }
 
 /* The sums S of the candidates of rule b over (i, j) at the splits k[0 .. nk) (nk <=
@@ -153,7 +98,7 @@ static __device__ void group_sums(const maxc_tables *t, const maxc_layers *y, lo
      * left out by a select, not a branch: the loads of the group go out together. */
     for (int row = threadIdx.x % MAXC_LANES; row < r->nrow; row += MAXC_LANES) {
         int a = rl[row], c = rr[row];
-        double w = v[r->row0 + row];
+        double w = v[row];
         float l[MAXC_GROUP], x[MAXC_GROUP];
 #pragma unroll
         for (int q = 0; q < MAXC_GROUP; q++) {
@@ -173,200 +118,144 @@ static __device__ void group_sums(const maxc_tables *t, const maxc_layers *y, lo
 #endif
 }
 
-/* The sum S of binary candidate (b, k) of cell (i, j) from its rule's V (every lane of the
- * warp calls it). */
-static __device__ double item_sum(const maxc_tables *t, const maxc_layers *y, long c0, int n,
-                                  int i, int k, int j, int b, const double *v)
+/* Candidate (gs, b, k) in place of the best (g, bb, bk) if it is better: the larger score,
+ * then the smaller rule, then the smaller split (the jar's order). */
+static __device__ __forceinline__ void take_best(double *g, int *bb, int *bk, double gs, int b,
+                                                 int k)
 {
-    const maxc_binary *r = &t->bin[b];
-    size_t cl = (size_t)c0 + chart_cell(n, i, k), cr = (size_t)c0 + chart_cell(n, k, j);
-    return maxc_binary_rows(t, b, v + r->row0, NULL,
-                            y->post + cl * y->nsub + t->sub_offset[r->left],
-                            y->post + cr * y->nsub + t->sub_offset[r->right]);
+    if (gs > *g || (gs == *g && gs != MAXC_NEG_INF && (b < *bb || (b == *bb && k < *bk)))) {
+        *g = gs;
+        *bb = b;
+        *bk = k;
+    }
+}
+
+/* The calling lane's best rule still to take among its rules (r = lane, lane + 32, ...; kids
+ * and splits: each rule's best children's scores and their split): *ks (MAXC_NEG_INF: none),
+ * rule *r and split *k. */
+static __device__ void lane_best(const double *kids, const int *splits, int nb, double *ks,
+                                 int *r, int *k)
+{
+    *ks = MAXC_NEG_INF;
+    *r = *k = INT_MAX;
+    for (int q = threadIdx.x % MAXC_LANES; q < nb; q += MAXC_LANES)
+        if (kids[q] > *ks) {
+            *ks = kids[q];
+            *r = q;
+            *k = splits[q];
+        }
+}
+
+/* P's best binary candidate over (i, j) (every lane of the warp calls it and gets it):
+ * score *g (MAXC_NEG_INF: none), rule *bb and split *bk. kids, splits: the warp's scratch
+ * for P's rules' best children's scores and their splits; v: for a rule's rows' V. */
+static __device__ void symbol_best(const maxc_tables *t, const maxc_layers *y, long c0, int n,
+                                   int i, int j, int P, int e0, double logx0, double *kids,
+                                   int *splits, double *v, double *g, int *bb, int *bk)
+{
+    int lane = threadIdx.x % MAXC_LANES, b0 = t->bin_first[P], nb = t->bin_first[P + 1] - b0;
+    size_t cell = (size_t)c0 + chart_cell(n, i, j);
+    __syncwarp(); /* the V read by every lane in the task before */
+    /* each rule's best children's scores and split (the first among equals), a lane per
+     * rule; the lane's entries are its own */
+    for (int r = lane; r < nb; r += MAXC_LANES) {
+        int kmin, kmax, split = -1;
+        maxc_splits(t, b0 + r, i, j, &kmin, &kmax);
+        double best = MAXC_NEG_INF;
+        for (int k = kmin; k <= kmax; k++) {
+            double ks = maxc_binary_scores(t, y, c0, n, i, k, j, b0 + r);
+            if (ks > best) {
+                best = ks;
+                split = k;
+            }
+        }
+        kids[r] = best;
+        splits[r] = split;
+    }
+    double ks, upper = 0, s[MAXC_GROUP];
+    int r, k;
+    lane_best(kids, splits, nb, &ks, &r, &k);
+    *g = MAXC_NEG_INF;
+    *bb = *bk = INT_MAX;
+    /* the rules in decreasing order of their children's best scores, as long as one may
+     * beat the best so far (then none after it may): its best split first, then the others
+     * that may, found by ballot 32 splits at a time and summed MAXC_GROUP at a time */
+    for (int first = 1;; first = 0) {
+        double top = ks;
+        int tr = r, tk = k;
+        warp_best(&top, &tr, &tk);
+        if (first && top != MAXC_NEG_INF)
+            upper = maxc_upper(t, y, c0, n, i, j, P, e0, logx0);
+        if (!maxc_may_beat(top, upper, *g))
+            break;
+        if (lane == tr % MAXC_LANES) { /* the rule taken: the lane's next best */
+            kids[tr] = MAXC_NEG_INF;
+            lane_best(kids, splits, nb, &ks, &r, &k);
+        }
+        int b = b0 + tr, kmin, kmax;
+        __syncwarp(); /* the rule before's V read */
+        rule_v(t, y, cell, b, v);
+        __syncwarp();
+        group_sums(t, y, c0, n, i, &tk, 1, j, b, v, s);
+        take_best(g, bb, bk,
+                  maxc_candidate(top, s[0], maxc_binary_exp(y, c0, n, i, tk, j, e0), logx0), b,
+                  tk);
+        maxc_splits(t, b, i, j, &kmin, &kmax);
+        for (int k0 = kmin; k0 <= kmax; k0 += MAXC_LANES) {
+            int kl = k0 + lane;
+            double mine = kl <= kmax && kl != tk ? maxc_binary_scores(t, y, c0, n, i, kl, j, b)
+                                                 : MAXC_NEG_INF;
+            unsigned bits = __ballot_sync(0xffffffffu, maxc_may_beat(mine, upper, *g));
+            while (bits) {
+                int ks4[MAXC_GROUP], nk = 0;
+                for (; bits && nk < MAXC_GROUP; bits &= bits - 1)
+                    ks4[nk++] = k0 + __ffs((int)bits) - 1;
+                group_sums(t, y, c0, n, i, ks4, nk, j, b, v, s);
+                for (int q = 0; q < nk; q++)
+                    take_best(g, bb, bk,
+                              maxc_candidate(maxc_binary_scores(t, y, c0, n, i, ks4[q], j, b),
+                                             s[q], maxc_binary_exp(y, c0, n, i, ks4[q], j, e0),
+                                             logx0),
+                              b, ks4[q]);
+                bits = __ballot_sync(0xffffffffu,
+                                     (bits >> lane & 1) && maxc_may_beat(mine, upper, *g));
+            }
+        }
+    }
 }
 
 static __global__ void __launch_bounds__(MAXC_SUMS_BLOCK, MAXC_SUMS_PER_SM)
 maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell, int span,
           double *scratch)
 {
-    extern __shared__ double shared_sums[];
     int lane = threadIdx.x % MAXC_LANES;
-    double *best = shared_sums, *upper = best + t.nsym;
-    unsigned *mask = (unsigned *)(upper + t.nsym); /* rule b's splits */
-    double *v = scratch + (size_t)blockIdx.x * block_scratch(&t); /* the block's rows' V, */
-    double *rule_kids = v + t.nrow;              /* each rule's best children's scores, */
-    double *rule_best = rule_kids + t.nbin;      /* its best score */
-    int *kids_split = (int *)(rule_best + t.nbin), *rule_split = kids_split + t.nbin;
-    int *first = (int *)(mask + t.nbin);
-    int *next = first + t.nsym; /* the counter of next_task */
-    unsigned *need = (unsigned *)(next + 1); /* bit b: rule b's V wanted or there */
-    int *nwanted = (int *)(need + (t.nbin + 31) / 32);
-    unsigned short *wanted = (unsigned short *)(nwanted + 1); /* kernels_maxc_sums: nbin fits */
-    for (int m = blockIdx.x; m < ncell; m += gridDim.x) { /* cell m of the list */
-        const int *c = cells + 3 * m;
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / MAXC_LANES;
+    unsigned long long *next = (unsigned long long *)scratch; /* the task counter */
+    unsigned long long tasks = (unsigned long long)ncell * t.nsym;
+    double *v = scratch + 1 + warp * warp_scratch(&t), *kids = v + t.most_rows;
+    int *splits = (int *)(kids + t.most_rules);
+    for (;;) {
+        unsigned long long q = 0;
+        if (lane == 0)
+            q = atomicAdd(next, 1ull);
+        q = __shfl_sync(0xffffffffu, q, 0);
+        if (q >= tasks)
+            break;
+        int P = t.by_rows[q / ncell];
+        const int *c = cells + 3 * (q % ncell);
         long c0 = c[0];
-        int n = c[1], i = c[2], j = c[2] + span;
-        size_t cell = (size_t)c0 + chart_cell(n, i, j);
-        int e0;
-        double logx0 = maxc_root(&t, &y, c0, n, &e0);
-        for (int w = threadIdx.x; w < (t.nbin + 31) / 32; w += blockDim.x)
-            need[w] = 0;
-        if (threadIdx.x == 0)
-            *next = *nwanted = 0;
-        __syncthreads();
-        /* each rule's candidate whose children score the most (the first split among
-         * equals), a thread per rule */
-        for (int b = threadIdx.x; b < t.nbin; b += blockDim.x) {
-            double top = MAXC_NEG_INF;
-            int split = -1;
-            if (logx0 != MAXC_NEG_INF && t.phrasal[t.bin[b].parent]) {
-                int kmin, kmax;
-                maxc_splits(&t, b, i, j, &kmin, &kmax);
-                for (int k = kmin; k <= kmax; k++) {
-                    double ks = maxc_binary_scores(&t, &y, c0, n, i, k, j, b);
-                    if (ks > top) {
-                        top = ks;
-                        split = k;
-                    }
-                }
-            }
-            rule_kids[b] = top;
-            kids_split[b] = split;
+        int n = c[1], i = c[2], j = c[2] + span, e0, bb, bk;
+        double g = MAXC_NEG_INF, logx0 = maxc_root(&t, &y, c0, n, &e0);
+        if (logx0 != MAXC_NEG_INF && t.phrasal[P])
+            symbol_best(&t, &y, c0, n, i, j, P, e0, logx0, kids, splits, v, &g, &bb, &bk);
+        if (lane == 0) {
+            size_t at = ((size_t)c0 + chart_cell(n, i, j)) * t.nsym + P;
+            int found = g != MAXC_NEG_INF;
+            y.bscore[at] = g;
+            y.split[at] = found ? bk : -1;
+            y.left[at] = found ? t.bin[bb].left : -1;
+            y.right[at] = found ? t.bin[bb].right : -1;
         }
-        __syncthreads();
-        /* P's upper bound, and its first candidate: the best of its rules' (the largest
-         * children's scores, then the first in the list), a warp per symbol, the heaviest
-         * first. One candidate, not one per lane or a few: each first candidate's rule
-         * wants its V, which costs more than the tighter bound saves (docs/performance.md,
-         * session 19); what the bound skips is exact whichever candidate gives it. */
-        for (int P; (P = next_symbol(&t, next)) >= 0;) {
-            double top = MAXC_NEG_INF;
-            long x = -1;
-            for (int b = t.bin_first[P] + lane; b < t.bin_first[P + 1]; b += MAXC_LANES)
-                if (rule_kids[b] > top) {
-                    top = rule_kids[b];
-                    x = (long)(kids_split[b] - i - 1) * t.nbin + b;
-                }
-            for (int d = MAXC_LANES / 2; d >= 1; d /= 2) {
-                double ot = __shfl_xor_sync(0xffffffffu, top, d);
-                long ox = __shfl_xor_sync(0xffffffffu, x, d);
-                if (ot > top || (ot == top && ox >= 0 && (x < 0 || ox < x))) {
-                    top = ot;
-                    x = ox;
-                }
-            }
-            if (lane == 0) {
-                first[P] = (int)x;
-                if (x >= 0)
-                    want_rule(ITEM_RULE(t, x), need, wanted, nwanted);
-                upper[P] = logx0 != MAXC_NEG_INF && t.phrasal[P]
-                               ? maxc_upper(&t, &y, c0, n, i, j, P, e0, logx0) : 0;
-            }
-        }
-        __syncthreads();
-        if (threadIdx.x == 0)
-            *next = 0;
-        rows_v(&t, &y, cell, wanted, nwanted, v);
-        /* the bound: the first candidate's score, summed by the warp */
-        for (int P; (P = next_symbol(&t, next)) >= 0;) {
-            double g = MAXC_NEG_INF;
-            int x = first[P];
-            if (x >= 0) {
-                int b = ITEM_RULE(t, x), k = ITEM_SPLIT(t, x, i);
-                g = maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
-                                   item_sum(&t, &y, c0, n, i, k, j, b, v),
-                                   maxc_binary_exp(&y, c0, n, i, k, j, e0), logx0);
-            }
-            if (lane == 0)
-                best[P] = g;
-        }
-        __syncthreads();
-        /* the candidates that may beat the bound, MAXC_SPLITS splits at a time: a thread per
-         * rule sets their bits in the rule's mask and lists the rule if any; then a warp per
-         * listed rule takes its rows' V (unless there), its candidates' sums, a group at a
-         * time, and its best candidate (the best score, then the smallest split) into
-         * rule_best and rule_split. The other candidates' sums are skipped. */
-        for (int k0 = 0; k0 < span - 1; k0 += MAXC_SPLITS) {
-            if (threadIdx.x == 0)
-                *next = *nwanted = 0;
-            __syncthreads();
-            for (int b = threadIdx.x; b < t.nbin; b += blockDim.x) {
-                int P = t.bin[b].parent, kmin, kmax;
-                unsigned bits = 0;
-                maxc_splits(&t, b, i, j, &kmin, &kmax);
-                kmin = kmin > i + 1 + k0 ? kmin : i + 1 + k0;
-                kmax = kmax < i + k0 + MAXC_SPLITS ? kmax : i + k0 + MAXC_SPLITS;
-                if (k0 == 0) {
-                    rule_best[b] = MAXC_NEG_INF;
-                    rule_split[b] = -1;
-                }
-                if (maxc_may_beat(rule_kids[b], upper[P], best[P])) /* its best split may */
-                    for (int k = kmin; k <= kmax; k++)
-                        if (maxc_may_beat(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
-                                          upper[P], best[P]))
-                            bits |= 1u << (k - i - 1 - k0);
-                mask[b] = bits;
-                if (bits)
-                    wanted[atomicAdd(nwanted, 1)] = b;
-            }
-            __syncthreads();
-            for (int q; (q = next_task(next)) < *nwanted;) {
-                int b = wanted[q];
-                if (!(need[b / 32] & (1u << (b % 32)))) { /* its V: this warp's alone */
-                    rule_v(&t, &y, cell, b, v);
-                    __syncwarp();
-                    if (lane == 0)
-                        atomicOr(&need[b / 32], 1u << (b % 32));
-                }
-                double top = rule_best[b]; /* of the splits before (every lane the same) */
-                int split = rule_split[b];
-                for (unsigned bits = mask[b]; bits;) {
-                    int ks[MAXC_GROUP], nk = 0;
-                    for (; bits && nk < MAXC_GROUP; bits &= bits - 1)
-                        ks[nk++] = i + 1 + k0 + __ffs((int)bits) - 1;
-                    double sum[MAXC_GROUP];
-                    group_sums(&t, &y, c0, n, i, ks, nk, j, b, v, sum);
-                    for (int g = 0; g < nk; g++) {
-                        int k = ks[g];
-                        double gs = maxc_candidate(maxc_binary_scores(&t, &y, c0, n, i, k, j, b),
-                                                   sum[g], maxc_binary_exp(&y, c0, n, i, k, j, e0),
-                                                   logx0);
-                        if (gs > top) {
-                            top = gs;
-                            split = k;
-                        }
-                    }
-                }
-                if (lane == 0) {
-                    rule_best[b] = top;
-                    rule_split[b] = split;
-                }
-            }
-            __syncthreads(); /* the masks, the list and the rules' best read or written */
-        }
-        /* each symbol's best binary candidate: the best of its rules' (the best score, then
-         * the smallest rule, then split: the jar's order), a warp per symbol */
-        for (int P = threadIdx.x / MAXC_LANES; P < t.nsym; P += blockDim.x / MAXC_LANES) {
-            double g = MAXC_NEG_INF;
-            int bb = INT_MAX, bk = INT_MAX;
-            if (logx0 != MAXC_NEG_INF && t.phrasal[P])
-                for (int b = t.bin_first[P] + lane; b < t.bin_first[P + 1]; b += MAXC_LANES)
-                    if (rule_best[b] > g) {
-                        g = rule_best[b];
-                        bb = b;
-                        bk = rule_split[b];
-                    }
-            warp_best(&g, &bb, &bk);
-            if (lane == 0) {
-                size_t at = cell * t.nsym + P;
-                int found = g != MAXC_NEG_INF;
-                y.bscore[at] = g;
-                y.split[at] = found ? bk : -1;
-                y.left[at] = found ? t.bin[bb].left : -1;
-                y.right[at] = found ? t.bin[bb].right : -1;
-            }
-        }
-        __syncthreads(); /* the shared arrays read before the next cell's */
     }
 }
 
@@ -427,7 +316,7 @@ maxc_span(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span)
     }
 }
 
-/* Shared memory of the two kernels, at most MAXC_SHARED_MAX: allowed once per process. */
+/* maxc_span's shared memory, up to MAXC_SHARED_MAX: allowed once per process. */
 static cudaError_t allow_shared(void)
 {
     static int done;
@@ -435,16 +324,14 @@ static cudaError_t allow_shared(void)
         return cudaSuccess;
     cudaError_t e = cudaFuncSetAttribute(maxc_span, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                          MAXC_SHARED_MAX);
-    if (e == cudaSuccess)
-        e = cudaFuncSetAttribute(maxc_sums, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 MAXC_SHARED_MAX);
     done = e == cudaSuccess;
     return e;
 }
 
 extern "C" size_t kernels_maxc_scratch(const maxc_tables *t, int ncell)
 {
-    return block_scratch(t) * sizeof(double) * sums_grid(ncell);
+    size_t warps = (size_t)sums_grid(t, ncell) * (MAXC_SUMS_BLOCK / MAXC_LANES);
+    return (1 + warps * warp_scratch(t)) * sizeof(double);
 }
 
 extern "C" cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y,
@@ -469,14 +356,11 @@ extern "C" cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers
 {
     if (ncell <= 0 || span < 2)
         return cudaSuccess;
-    if ((long)(span - 1) * t->nbin > INT_MAX - MAXC_SUMS_BLOCK || /* a cell's candidates: ints */
-        t->nbin > MAXC_RULES_MAX)                                   /* the rules listed: 16 bits */
-        return cudaErrorInvalidValue;
-    cudaError_t e = allow_shared();
+    cudaError_t e = cudaMemsetAsync(scratch, 0, sizeof(unsigned long long), stream); /* tasks */
     if (e != cudaSuccess)
         return e;
-    maxc_sums<<<sums_grid(ncell), MAXC_SUMS_BLOCK, sums_shared_bytes(t), stream>>>(
-        *t, *y, cells, ncell, span, scratch);
+    maxc_sums<<<sums_grid(t, ncell), MAXC_SUMS_BLOCK, 0, stream>>>(*t, *y, cells, ncell, span,
+                                                                   scratch);
     return cudaGetLastError();
 }
 

@@ -1,7 +1,6 @@
 /* gpu_maxc: max-c scores and trees on the device (see gpu_maxc.h). */
 #include "gpu_maxc.h"
 
-#include <limits.h>
 #include <stdlib.h>
 
 cky_status gpu_maxc_new(gpu_dev *d, gpu_maxc **out)
@@ -10,11 +9,7 @@ cky_status gpu_maxc_new(gpu_dev *d, gpu_maxc **out)
     if (!m)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     m->d = d;
-    cky_status st = d->g->nbinary > MAXC_RULES_MAX
-                        ? cky_fail(CKY_ERR_UNSUPPORTED, "%s: %d binary rules, more than the gpu "
-                                   "engine's max-c takes (%d; the cpu engine has no such "
-                                   "limit)", d->g->source, d->g->nbinary, MAXC_RULES_MAX)
-                        : maxc_host_new(d->g, &m->host);
+    cky_status st = maxc_host_new(d->g, &m->host);
     if (!st && m->host->t.nun > MAXC_UNARIES_MAX)
         st = cky_fail(CKY_ERR_UNSUPPORTED, "%s: %d closed unary rules, more than the gpu "
                       "engine's max-c takes (%d; the cpu engine has no such limit)",
@@ -88,10 +83,6 @@ static void fill_lists(gpu_maxc *m, const plan *p, long *first)
 cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
 {
     gpu_dev *d = m->d;
-    if ((long)(p->maxn - 1) * m->t.nbin > INT_MAX / 2) /* kernels_maxc_sums: int candidates */
-        return cky_fail(CKY_ERR_LIMIT, "gpu engine, max-rule: a sentence of %d words has %ld "
-                        "binary candidates per cell (%d rules), more than max-c can number",
-                        p->maxn, (long)(p->maxn - 1) * m->t.nbin, m->t.nbin);
     size_t vals = (size_t)p->ncell * d->g->nsym;
     long long nodes_max = 0;
     for (int k = 0; k < p->n; k++)

@@ -21,7 +21,8 @@ typedef struct gpu_maxc {
                                          node offsets (long long) */
     gpu_buffer d_nodes, d_stack;      /* device: node codes, the walks' stacks */
     gpu_buffer d_out, h_out;          /* results (4 ints) and scores (double) of sentences */
-    gpu_buffer scratch;               /* kernels_maxc_sums' blocks' rows' V and rules' best */
+    gpu_buffer scratch;               /* kernels_maxc_sums' task counter, its warps' rows' V
+                                         and rules' best children's scores */
     gpu_buffer h_nodes;               /* pinned: node codes */
     /* after gpu_maxc_run, for sentence k of the sub-batch (host memory) */
     const long long *node0;

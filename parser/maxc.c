@@ -21,11 +21,20 @@ static size_t take(size_t *at, size_t bytes)
 
 static maxc_tables tables_at(const grammar *g, const layout *l, const char *base, int nrow)
 {
+    int most_rows = 0, most_rules = 0;
+    for (int P = 0; P < g->nsym; P++) {
+        int rules = g->binary_first[P + 1] - g->binary_first[P];
+        most_rules = rules > most_rules ? rules : most_rules;
+    }
+    for (int b = 0; b < g->nbinary; b++)
+        most_rows = g->binary[b].nrow > most_rows ? g->binary[b].nrow : most_rows;
     return (maxc_tables){
         .nsym = g->nsym,
         .nbin = g->nbinary,
         .nun = g->sum->n,
         .nrow = nrow,
+        .most_rows = most_rows,
+        .most_rules = most_rules,
         .sub_offset = (const int *)(base + l->sub_offset),
         .nsub = (const int *)(base + l->nsub),
         .phrasal = (const unsigned char *)(base + l->phrasal),
