@@ -2,13 +2,12 @@
  * the arithmetic of parser/maxc_rules.h, the same bits as the cpu engine's.
  *   - maxc_sums: each symbol's best binary candidate in cells of span 2 and more, a warp
  *     per (cell, symbol P). A lane per rule of P finds the split whose children score the
- *     most. Then the rules are taken in decreasing order of that score for as long as one
- *     may beat the best candidate so far with P's upper bound (maxc_upper, maxc_may_beat;
- *     then none after it may): the rule's rows' V over the cell's outside layer (into the
- *     warp's global scratch), the sum of its best split, and of its other splits that may
- *     still beat the best, found by ballot and summed MAXC_GROUP at a time, reading the
- *     rows' V and the rule's rows once for the group. The other candidates' sums are
- *     skipped.
+ *     most; the best of them is the first candidate, whose score is the bound with P's
+ *     upper bound (maxc_upper). Then the candidates that may beat the best so far
+ *     (maxc_may_beat) are found by ballot, rules and then splits 32 at a time, and summed
+ *     one at a time from the rule's rows' V (taken over the cell's outside layer into the
+ *     warp's global scratch); the best so far rises as they go, and the ballot is taken
+ *     again after each sum. The other candidates' sums are skipped.
  *   - maxc_span: one thread block per cell: the POS tags' lexical scores (span 1); a warp
  *     per closed unary whose child's score may beat its parent's takes the unary's sum S,
  *     and after a barrier, a warp per symbol the best unary. */
@@ -38,19 +37,19 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 /* maxc_sums: a warp per task (cell, symbol P), the tasks taken in turn from a counter in the
  * scratch, the symbols with the most rows first in every cell, so that the long tasks start
  * early and the short ones fill the end. No barrier: each warp has its own scratch, the
- * rows' V of one rule and the best children's scores of P's rules and their splits. */
+ * rows' V of one rule and the best children's scores of P's rules. */
 /* Candidates of one rule summed together, and blocks of 8 warps a multiprocessor (64
- * registers a thread, a few spilled): measured on eng-sm6-shape against 2 and 2 blocks (no
- * spill), docs/performance.md (session 21). One candidate at a time lets each sum raise
- * the bound before the next is tested. */
+ * registers a thread, a few spilled): one candidate at a time, each sum raising the bound
+ * before the next is tested, and four blocks were the fastest on eng-sm6-shape
+ * (docs/performance.md, session 21; so was group_sums over summing with maxc_binary_rows). */
 #define MAXC_GROUP 1
 #define MAXC_SUMS_PER_SM 4
 
 /* Doubles of a warp's scratch: one rule's rows' V, then the best children's scores of the
- * rules of a symbol and their splits (ints). */
+ * rules of a symbol. */
 static __host__ __device__ size_t warp_scratch(const maxc_tables *t)
 {
-    return (size_t)t->most_rows + (size_t)t->most_rules + ((size_t)t->most_rules + 1) / 2;
+    return (size_t)t->most_rows + (size_t)t->most_rules;
 }
 
 /* Blocks of maxc_sums for ncell cells (at most MAXC_SUMS_PER_SM per multiprocessor). */
@@ -130,95 +129,88 @@ static __device__ __forceinline__ void take_best(double *g, int *bb, int *bk, do
     }
 }
 
-/* The calling lane's best rule still to take among its rules (r = lane, lane + 32, ...; kids
- * and splits: each rule's best children's scores and their split): *ks (MAXC_NEG_INF: none),
- * rule *r and split *k. */
-static __device__ void lane_best(const double *kids, const int *splits, int nb, double *ks,
-                                 int *r, int *k)
-{
-    *ks = MAXC_NEG_INF;
-    *r = *k = INT_MAX;
-    for (int q = threadIdx.x % MAXC_LANES; q < nb; q += MAXC_LANES)
-        if (kids[q] > *ks) {
-            *ks = kids[q];
-            *r = q;
-            *k = splits[q];
-        }
-}
-
 /* P's best binary candidate over (i, j) (every lane of the warp calls it and gets it):
- * score *g (MAXC_NEG_INF: none), rule *bb and split *bk. kids, splits: the warp's scratch
- * for P's rules' best children's scores and their splits; v: for a rule's rows' V. */
+ * score *g (MAXC_NEG_INF: none), rule *bb and split *bk. kids: the warp's scratch for
+ * P's rules' best children's scores; v: for a rule's rows' V. */
 static __device__ void symbol_best(const maxc_tables *t, const maxc_layers *y, long c0, int n,
                                    int i, int j, int P, int e0, double logx0, double *kids,
-                                   int *splits, double *v, double *g, int *bb, int *bk)
+                                   double *v, double *g, int *bb, int *bk)
 {
     int lane = threadIdx.x % MAXC_LANES, b0 = t->bin_first[P], nb = t->bin_first[P + 1] - b0;
     size_t cell = (size_t)c0 + chart_cell(n, i, j);
-    __syncwarp(); /* the V read by every lane in the task before */
-    /* each rule's best children's scores and split (the first among equals), a lane per
-     * rule; the lane's entries are its own */
+    __syncwarp(); /* the scratch read by every lane in the task before */
+    /* each rule's best children's scores, a lane per rule, and the first candidate: the
+     * one whose children score the most (then the smallest rule and split) */
+    double top = MAXC_NEG_INF;
+    int tb = INT_MAX, tk = INT_MAX;
     for (int r = lane; r < nb; r += MAXC_LANES) {
-        int kmin, kmax, split = -1;
+        int kmin, kmax;
         maxc_splits(t, b0 + r, i, j, &kmin, &kmax);
         double best = MAXC_NEG_INF;
         for (int k = kmin; k <= kmax; k++) {
             double ks = maxc_binary_scores(t, y, c0, n, i, k, j, b0 + r);
             if (ks > best) {
                 best = ks;
-                split = k;
+                if (ks > top) {
+                    top = ks;
+                    tb = b0 + r;
+                    tk = k;
+                }
             }
         }
         kids[r] = best;
-        splits[r] = split;
     }
-    double ks, upper = 0, s[MAXC_GROUP];
-    int r, k;
-    lane_best(kids, splits, nb, &ks, &r, &k);
+    warp_best(&top, &tb, &tk);
     *g = MAXC_NEG_INF;
     *bb = *bk = INT_MAX;
-    /* the rules in decreasing order of their children's best scores, as long as one may
-     * beat the best so far (then none after it may): its best split first, then the others
-     * that may, found by ballot 32 splits at a time and summed MAXC_GROUP at a time */
-    for (int first = 1;; first = 0) {
-        double top = ks;
-        int tr = r, tk = k;
-        warp_best(&top, &tr, &tk);
-        if (first && top != MAXC_NEG_INF)
-            upper = maxc_upper(t, y, c0, n, i, j, P, e0, logx0);
-        if (!maxc_may_beat(top, upper, *g))
-            break;
-        if (lane == tr % MAXC_LANES) { /* the rule taken: the lane's next best */
-            kids[tr] = MAXC_NEG_INF;
-            lane_best(kids, splits, nb, &ks, &r, &k);
-        }
-        int b = b0 + tr, kmin, kmax;
-        __syncwarp(); /* the rule before's V read */
-        rule_v(t, y, cell, b, v);
-        __syncwarp();
-        group_sums(t, y, c0, n, i, &tk, 1, j, b, v, s);
-        take_best(g, bb, bk,
-                  maxc_candidate(top, s[0], maxc_binary_exp(y, c0, n, i, tk, j, e0), logx0), b,
-                  tk);
-        maxc_splits(t, b, i, j, &kmin, &kmax);
-        for (int k0 = kmin; k0 <= kmax; k0 += MAXC_LANES) {
-            int kl = k0 + lane;
-            double mine = kl <= kmax && kl != tk ? maxc_binary_scores(t, y, c0, n, i, kl, j, b)
-                                                 : MAXC_NEG_INF;
-            unsigned bits = __ballot_sync(0xffffffffu, maxc_may_beat(mine, upper, *g));
-            while (bits) {
-                int ks4[MAXC_GROUP], nk = 0;
-                for (; bits && nk < MAXC_GROUP; bits &= bits - 1)
-                    ks4[nk++] = k0 + __ffs((int)bits) - 1;
-                group_sums(t, y, c0, n, i, ks4, nk, j, b, v, s);
-                for (int q = 0; q < nk; q++)
-                    take_best(g, bb, bk,
-                              maxc_candidate(maxc_binary_scores(t, y, c0, n, i, ks4[q], j, b),
-                                             s[q], maxc_binary_exp(y, c0, n, i, ks4[q], j, e0),
-                                             logx0),
-                              b, ks4[q]);
-                bits = __ballot_sync(0xffffffffu,
-                                     (bits >> lane & 1) && maxc_may_beat(mine, upper, *g));
+    if (top == MAXC_NEG_INF)
+        return;
+    __syncwarp(); /* kids[] written */
+    /* the bound: the first candidate's score, then the best so far */
+    double upper = maxc_upper(t, y, c0, n, i, j, P, e0, logx0), s[MAXC_GROUP];
+    int vb = tb; /* the rule whose V is at v */
+    rule_v(t, y, cell, tb, v);
+    __syncwarp();
+    group_sums(t, y, c0, n, i, &tk, 1, j, tb, v, s);
+    *g = maxc_candidate(top, s[0], maxc_binary_exp(y, c0, n, i, tk, j, e0), logx0);
+    *bb = tb;
+    *bk = tk;
+    /* the candidates that may beat the bound, rule by rule (32 at a time, by ballot), their
+     * splits 32 at a time; their sums MAXC_GROUP at a time, the bound rising as they go */
+    for (int r0 = 0; r0 < nb; r0 += MAXC_LANES) {
+        int r = r0 + lane;
+        unsigned rules = __ballot_sync(0xffffffffu, r < nb && maxc_may_beat(kids[r], upper, *g));
+        for (; rules; rules &= rules - 1) {
+            int rb = r0 + __ffs((int)rules) - 1, b = b0 + rb;
+            if (!maxc_may_beat(kids[rb], upper, *g))
+                continue;
+            int kmin, kmax;
+            maxc_splits(t, b, i, j, &kmin, &kmax);
+            for (int k0 = kmin; k0 <= kmax; k0 += MAXC_LANES) {
+                int k = k0 + lane;
+                double mine = k <= kmax && !(b == tb && k == tk)
+                                  ? maxc_binary_scores(t, y, c0, n, i, k, j, b) : MAXC_NEG_INF;
+                unsigned bits = __ballot_sync(0xffffffffu, maxc_may_beat(mine, upper, *g));
+                if (bits && b != vb) {
+                    __syncwarp(); /* the V before read */
+                    rule_v(t, y, cell, b, v);
+                    __syncwarp();
+                    vb = b;
+                }
+                while (bits) {
+                    int ks[MAXC_GROUP], nk = 0;
+                    for (; bits && nk < MAXC_GROUP; bits &= bits - 1)
+                        ks[nk++] = k0 + __ffs((int)bits) - 1;
+                    group_sums(t, y, c0, n, i, ks, nk, j, b, v, s);
+                    for (int q = 0; q < nk; q++)
+                        take_best(g, bb, bk,
+                                  maxc_candidate(maxc_binary_scores(t, y, c0, n, i, ks[q], j, b),
+                                                 s[q], maxc_binary_exp(y, c0, n, i, ks[q], j, e0),
+                                                 logx0),
+                                  b, ks[q]);
+                    bits = __ballot_sync(0xffffffffu,
+                                         (bits >> lane & 1) && maxc_may_beat(mine, upper, *g));
+                }
             }
         }
     }
@@ -230,10 +222,8 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
 {
     int lane = threadIdx.x % MAXC_LANES;
     size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / MAXC_LANES;
-    unsigned long long *next = (unsigned long long *)scratch; /* the task counter */
-    unsigned long long tasks = (unsigned long long)ncell * t.nsym;
+    unsigned long long *next = (unsigned long long *)scratch, tasks = (unsigned long long)ncell * t.nsym;
     double *v = scratch + 1 + warp * warp_scratch(&t), *kids = v + t.most_rows;
-    int *splits = (int *)(kids + t.most_rules);
     for (;;) {
         unsigned long long q = 0;
         if (lane == 0)
@@ -247,7 +237,7 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         int n = c[1], i = c[2], j = c[2] + span, e0, bb, bk;
         double g = MAXC_NEG_INF, logx0 = maxc_root(&t, &y, c0, n, &e0);
         if (logx0 != MAXC_NEG_INF && t.phrasal[P])
-            symbol_best(&t, &y, c0, n, i, j, P, e0, logx0, kids, splits, v, &g, &bb, &bk);
+            symbol_best(&t, &y, c0, n, i, j, P, e0, logx0, kids, v, &g, &bb, &bk);
         if (lane == 0) {
             size_t at = ((size_t)c0 + chart_cell(n, i, j)) * t.nsym + P;
             int found = g != MAXC_NEG_INF;
@@ -258,7 +248,6 @@ maxc_sums(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int ncell
         }
     }
 }
-
 static __global__ void __launch_bounds__(MAXC_BLOCK, 2)
 maxc_span(maxc_tables t, maxc_layers y, const int *__restrict__ cells, int span)
 {

@@ -254,11 +254,11 @@ static inline CHART_HD double maxc_unary_sum(const maxc_tables *t, int u, int np
  * candidate whose children's scores alone cannot beat the best so far (exact when every log
  * posterior is <= 0). The engines skip one whose children's scores plus P's upper bound
  * (maxc_upper: no binary candidate of P over (i, j) has a larger log posterior) cannot come
- * within MAXC_SLACK of the best candidate so far: rule by rule on the cpu engine, the rules
- * in decreasing order of their children's scores on the device (maxc_kernels.cu). A skipped
- * candidate is therefore below the best, as long as float rounding moves no log posterior
- * by MAXC_SLACK (it moves them by about 1e-6), and both engines take the same candidate
- * whichever they skip. A closed unary is skipped, as the jar does, when its child's score
+ * within MAXC_SLACK of the best candidate so far (on the device, the candidate whose
+ * children score the most is taken first; maxc_kernels.cu). A skipped candidate is
+ * therefore below the best, as long as float rounding moves no log posterior by MAXC_SLACK
+ * (it moves them by about 1e-6), and both engines take the same candidate whichever they
+ * skip. A closed unary is skipped, as the jar does, when its child's score
  * cannot come within MAXC_SLACK of the parent's score before the unaries (the device) or of
  * the best so far, that score included (the cpu engine); a unary is taken only when it
  * beats it. */
