@@ -37,11 +37,12 @@ static __device__ __forceinline__ void warp_best(double *gs, int *a, int *b)
 /* maxc_sums: a warp per task (cell, symbol P), the tasks taken in turn from a counter in the
  * scratch, the symbols with the most rows first in every cell, so that the long tasks start
  * early and the short ones fill the end. No barrier: each warp has its own scratch, the
- * rows' V of one rule and the best children's scores of P's rules. */
-/* Candidates of one rule summed together, and blocks of 8 warps a multiprocessor (64
- * registers a thread, a few spilled): one candidate at a time, each sum raising the bound
- * before the next is tested, and four blocks were the fastest on eng-sm6-shape
- * (docs/performance.md, session 21; so was group_sums over summing with maxc_binary_rows). */
+ * rows' V of one rule and the best children's scores of P's rules.
+ * MAXC_GROUP: candidates of one rule summed together; MAXC_SUMS_PER_SM: blocks of 8 warps a
+ * multiprocessor (4: 64 registers a thread, a few spilled). One candidate at a time, each
+ * sum raising the bound before the next is tested, and four blocks were the fastest on
+ * eng-sm6-shape (docs/performance.md, session 21; so was group_sums over summing with
+ * maxc_binary_rows). */
 #define MAXC_GROUP 1
 #define MAXC_SUMS_PER_SM 4
 
