@@ -71,28 +71,46 @@ extern "C" cudaError_t kernels_lexical(const float *lex, const int *exps, const 
     return cudaGetLastError();
 }
 
-/* Block (bx, by) moves items [32 bx, 32 bx + 32) x rows [32 by, 32 by + 32). */
+/* Block (bx, by) moves items [32 bx, 32 bx + 32) x rows [32 by, 32 by + 32), then the
+ * rows gridDim.y * 32 further on, and so on: the items' cells (through the index, when
+ * there is one) are looked up once a block, not before every read of the chart. */
 static __global__ void gather(const float *__restrict__ chart, int nsub,
                               const int *__restrict__ cell, const int *__restrict__ index, int n,
                               const int *__restrict__ row, int rows, float *__restrict__ ws,
                               long long wtile)
 {
     __shared__ float tile[TILE][TILE + 1];
-    int t0 = blockIdx.x * TILE, x0 = blockIdx.y * TILE;
-    int x = x0 + threadIdx.x;
-    int gx = x < rows ? row[x] : 0;
-    for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* read along rows of a cell */
-        int t = t0 + k;
-        if (t < n && x < rows)
-            tile[k][threadIdx.x] = chart[(long long)cell[index ? index[t] : t] * nsub + gx];
-    }
+    __shared__ long long base[TILE]; /* each item's cell in the chart */
+    int t0 = blockIdx.x * TILE, t = t0 + threadIdx.x;
+    if (threadIdx.y == 0)
+        base[threadIdx.x] = t < n ? (long long)cell[index ? index[t] : t] * nsub : 0;
     __syncthreads();
-    int t = t0 + threadIdx.x;
-    for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* write along work items */
-        int xr = x0 + k;
-        if (t < n && xr < rows)
-            ws[ws_at(xr, t, wtile)] = tile[threadIdx.x][k];
+    for (int x0 = blockIdx.y * TILE; x0 < rows; x0 += gridDim.y * TILE) {
+        int x = x0 + threadIdx.x;
+        int gx = x < rows ? row[x] : 0;
+        for (int k = threadIdx.y; k < TILE; k += blockDim.y) /* read along rows of a cell */
+            if (t0 + k < n && x < rows)
+                tile[k][threadIdx.x] = chart[base[k] + gx];
+        __syncthreads();
+        for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* write along work items */
+            int xr = x0 + k;
+            if (t < n && xr < rows)
+                ws[ws_at(xr, t, wtile)] = tile[threadIdx.x][k];
+        }
+        __syncthreads();
     }
+}
+
+#define GATHER_BLOCKS 2048 /* the thread blocks a gather launch has at least, rows allowing */
+
+/* The grid of a gather: a block per 32 items, and along the rows enough blocks for
+ * GATHER_BLOCKS in all, but at least one per four groups of 32 rows. */
+static dim3 gather_grid(int n, int rows)
+{
+    int bx = (n + TILE - 1) / TILE, groups = (rows + TILE - 1) / TILE;
+    int by = (GATHER_BLOCKS + bx - 1) / bx, fewest = (groups + 3) / 4;
+    by = by < fewest ? fewest : by;
+    return dim3(bx, by < groups ? by : groups);
 }
 
 extern "C" cudaError_t kernels_gather(const float *chart, int nsub, const int *cell, int n,
@@ -101,8 +119,8 @@ extern "C" cudaError_t kernels_gather(const float *chart, int nsub, const int *c
 {
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
-    dim3 grid((n + TILE - 1) / TILE, (rows + TILE - 1) / TILE), block(TILE, 8);
-    gather<<<grid, block, 0, stream>>>(chart, nsub, cell, NULL, n, row, rows, ws, tile);
+    gather<<<gather_grid(n, rows), dim3(TILE, 8), 0, stream>>>(chart, nsub, cell, NULL, n, row,
+                                                              rows, ws, tile);
     return cudaGetLastError();
 }
 
@@ -112,8 +130,8 @@ extern "C" cudaError_t kernels_gather_index(const float *chart, int nsub, const 
 {
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
-    dim3 grid((n + TILE - 1) / TILE, (rows + TILE - 1) / TILE), block(TILE, 8);
-    gather<<<grid, block, 0, stream>>>(chart, nsub, cell, index, n, row, rows, ws, tile);
+    gather<<<gather_grid(n, rows), dim3(TILE, 8), 0, stream>>>(chart, nsub, cell, index, n,
+                                                              row, rows, ws, tile);
     return cudaGetLastError();
 }
 
