@@ -71,68 +71,84 @@ extern "C" cudaError_t kernels_lexical(const float *lex, const int *exps, const 
     return cudaGetLastError();
 }
 
-/* Block (bx, by) moves items [32 bx, 32 bx + 32) x rows [32 by, 32 by + 32), then the
- * rows gridDim.y * 32 further on, and so on: the items' cells (through the index, when
- * there is one) are looked up once a block, not before every read of the chart. */
-static __global__ void gather(const float *__restrict__ chart, int nsub,
-                              const int *__restrict__ cell, const int *__restrict__ index, int n,
-                              const int *__restrict__ row, int rows, float *__restrict__ ws,
-                              long long wtile)
+#define GATHER_GROUPS 4 /* the most groups of 32 rows a gather block moves */
+
+/* Block (bx, by) moves items [32 bx, 32 bx + 32) x the `per` groups of 32 rows from group
+ * by * per: it looks its items' cells up once (through the index, when there is one),
+ * issues all of its reads of the chart (along a cell's rows) before one barrier, then
+ * writes along the work items. */
+static __global__ void __launch_bounds__(TILE * 8)
+    gather(const float *__restrict__ chart, int nsub, const int *__restrict__ cell,
+           const int *__restrict__ index, int n, const int *__restrict__ row, int rows,
+           float *__restrict__ ws, long long wtile, int per)
 {
-    __shared__ float tile[TILE][TILE + 1];
+    __shared__ float tile[GATHER_GROUPS * TILE][TILE + 1]; /* [row of the block][item] */
     __shared__ long long base[TILE]; /* each item's cell in the chart */
-    int t0 = blockIdx.x * TILE, t = t0 + threadIdx.x;
+    int t0 = blockIdx.x * TILE, t = t0 + threadIdx.x, x0 = blockIdx.y * per * TILE;
+    int nr = min(per * TILE, rows - x0); /* the block's rows */
     if (threadIdx.y == 0)
         base[threadIdx.x] = t < n ? (long long)cell[index ? index[t] : t] * nsub : 0;
     __syncthreads();
-    for (int x0 = blockIdx.y * TILE; x0 < rows; x0 += gridDim.y * TILE) {
-        int x = x0 + threadIdx.x;
-        int gx = x < rows ? row[x] : 0;
-        for (int k = threadIdx.y; k < TILE; k += blockDim.y) /* read along rows of a cell */
-            if (t0 + k < n && x < rows)
-                tile[k][threadIdx.x] = chart[base[k] + gx];
-        __syncthreads();
-        for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* write along work items */
-            int xr = x0 + k;
-            if (t < n && xr < rows)
-                ws[ws_at(xr, t, wtile)] = tile[threadIdx.x][k];
+    float v[GATHER_GROUPS][TILE / 8];
+#pragma unroll
+    for (int g = 0; g < GATHER_GROUPS; g++) { /* thread (x, y): row x of items y, y + 8, ... */
+        int x = g * TILE + threadIdx.x;
+        int gx = x < nr ? row[x0 + x] : 0;
+#pragma unroll
+        for (int j = 0; j < TILE / 8; j++) {
+            int k = threadIdx.y + 8 * j;
+            v[g][j] = x < nr && t0 + k < n ? chart[base[k] + gx] : 0;
         }
-        __syncthreads();
     }
+#pragma unroll
+    for (int g = 0; g < GATHER_GROUPS; g++)
+#pragma unroll
+        for (int j = 0; j < TILE / 8; j++)
+            tile[g * TILE + threadIdx.x][threadIdx.y + 8 * j] = v[g][j];
+    __syncthreads();
+    if (t < n)
+        for (int r = threadIdx.y; r < nr; r += 8)
+            ws[ws_at(x0 + r, t, wtile)] = tile[r][threadIdx.x];
 }
 
 #define GATHER_BLOCKS 2048 /* the thread blocks a gather launch has at least, rows allowing */
 
-/* The grid of a gather: a block per 32 items, and along the rows enough blocks for
- * GATHER_BLOCKS in all, but at least one per four groups of 32 rows. */
-static dim3 gather_grid(int n, int rows)
+/* The grid of a gather, a block per 32 items and `per` groups of 32 rows: GATHER_GROUPS
+ * groups a block, fewer where that leaves under GATHER_BLOCKS blocks. */
+static dim3 gather_grid(int n, int rows, int *per)
 {
     int bx = (n + TILE - 1) / TILE, groups = (rows + TILE - 1) / TILE;
-    int by = (GATHER_BLOCKS + bx - 1) / bx, fewest = (groups + 3) / 4;
-    by = by < fewest ? fewest : by;
-    return dim3(bx, by < groups ? by : groups);
+    *per = GATHER_GROUPS;
+    while (*per > 1 && (long)bx * ((groups + *per - 1) / *per) < GATHER_BLOCKS)
+        (*per)--;
+    return dim3(bx, (groups + *per - 1) / *per);
+}
+
+static cudaError_t gather_launch(const float *chart, int nsub, const int *cell,
+                                 const int *index, int n, const int *row, int rows, float *ws,
+                                 long long tile, cudaStream_t stream)
+{
+    if (rows <= 0 || n <= 0)
+        return cudaSuccess;
+    int per;
+    dim3 grid = gather_grid(n, rows, &per);
+    gather<<<grid, dim3(TILE, 8), 0, stream>>>(chart, nsub, cell, index, n, row, rows, ws, tile,
+                                              per);
+    return cudaGetLastError();
 }
 
 extern "C" cudaError_t kernels_gather(const float *chart, int nsub, const int *cell, int n,
                                       const int *row, int rows, float *ws, long long tile,
                                       cudaStream_t stream)
 {
-    if (rows <= 0 || n <= 0)
-        return cudaSuccess;
-    gather<<<gather_grid(n, rows), dim3(TILE, 8), 0, stream>>>(chart, nsub, cell, NULL, n, row,
-                                                              rows, ws, tile);
-    return cudaGetLastError();
+    return gather_launch(chart, nsub, cell, NULL, n, row, rows, ws, tile, stream);
 }
 
 extern "C" cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
                                             const int *index, int n, const int *row, int rows,
                                             float *ws, long long tile, cudaStream_t stream)
 {
-    if (rows <= 0 || n <= 0)
-        return cudaSuccess;
-    gather<<<gather_grid(n, rows), dim3(TILE, 8), 0, stream>>>(chart, nsub, cell, index, n,
-                                                              row, rows, ws, tile);
-    return cudaGetLastError();
+    return gather_launch(chart, nsub, cell, index, n, row, rows, ws, tile, stream);
 }
 
 static __global__ void reduce(const int *__restrict__ ws, long long wtile, int n,
