@@ -50,7 +50,9 @@ static void compile_usage(FILE *f)
         "family, rows reloaded under the live budget counted again) and the reload rate (mean\n"
         "number of kernels that use a row, over all P, L and R rows), each against\n"
         "equal-width blocking of the same shape in parentheses, the most values live at once\n"
-        "in a block, ptxas' registers and spill bytes per kernel (max), and the candidate\n"
+        "in a block, ptxas' registers and spill bytes per kernel (max), the machine\n"
+        "instructions per rule (the family's kernels' code in their cubins, 16 bytes an\n"
+        "instruction; the add+max and sum-product peaks count 2 and 1), and the candidate\n"
         "partition chosen: of spectral, spectral+moves (refined by local moves of rows\n"
         "between cubes), equal-width and equal-width+moves, the one with the fewest loads of\n"
         "those no worse than equal-width on both figures; the next line gives every\n"
@@ -69,12 +71,13 @@ typedef struct family_summary {
     long slots;        /* sum-product partial slots per work item (codegen_kernel_slots) */
     int regs_min, regs_max, spill_max;
     long spill_total;
+    double instructions; /* machine instructions per rule, all kernels (-1: not measured) */
 } family_summary;
 
 static family_summary summarize(const codegen_program *prog, int f)
 {
     const codegen_partition *p = &prog->part[f];
-    family_summary s = {p->nblock ? p->block[0].nrule : 0, 0, 0, 0, 0, 0, -1, -1, -1, 0};
+    family_summary s = {p->nblock ? p->block[0].nrule : 0, 0, 0, 0, 0, 0, -1, -1, -1, 0, -1};
     for (int b = 0; b < p->nblock; b++) {
         const codegen_block *blk = &p->block[b];
         s.min = blk->nrule < s.min ? blk->nrule : s.min;
@@ -96,19 +99,25 @@ static family_summary summarize(const codegen_program *prog, int f)
         s.spill_max = c->spill_bytes > s.spill_max ? c->spill_bytes : s.spill_max;
         s.spill_total += c->spill_bytes > 0 ? c->spill_bytes : 0;
     }
+    long instructions = 0;
+    for (int k = 0; k < p->nkernel && instructions >= 0; k++)
+        instructions = prog->kernel[f][k].instructions < 0
+                           ? -1 : instructions + prog->kernel[f][k].instructions;
+    if (instructions >= 0 && p->nkernel && p->nrule)
+        s.instructions = (double)instructions / p->nrule;
     return s;
 }
 
 static void print_report(const codegen_program *prog, const char *gname, double warm)
 {
     printf("grammar %s\n", gname);
-    printf("%-3s %9s %7s %6s %22s %8s %17s %13s %8s %13s %9s  %s\n", "fam", "rules",
+    printf("%-3s %9s %7s %6s %22s %8s %17s %13s %8s %13s %9s %10s  %s\n", "fam", "rules",
            "kernels", "blocks", "rules/block min/mean/max", "rows/blk", "loads/item(eq-w)",
-           "reload(eq-w)", "max_live", "registers", "spill(B)", "partition");
+           "reload(eq-w)", "max_live", "registers", "spill(B)", "instr/rule", "partition");
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         const codegen_partition *p = &prog->part[f];
         family_summary s = summarize(prog, f);
-        char rb[48], rl[48], ld[48], rg[32], sp[32];
+        char rb[48], rl[48], ld[48], rg[32], sp[32], in[32] = "-";
         snprintf(rb, sizeof rb, "%ld/%.0f/%ld", s.min, s.mean, s.max);
         snprintf(rl, sizeof rl, "%.2f (%.2f)", p->reload_rate, p->naive_reload_rate);
         snprintf(ld, sizeof ld, "%ld (%ld)", s.loads, p->naive_loads);
@@ -119,9 +128,11 @@ static void print_report(const codegen_program *prog, const char *gname, double 
             snprintf(rg, sizeof rg, "-");
             snprintf(sp, sizeof sp, "-");
         }
-        printf("%-3s %9ld %7d %6d %22s %8.1f %17s %13s %8d %13s %9s  %s\n",
+        if (s.instructions >= 0)
+            snprintf(in, sizeof in, "%.3f", s.instructions);
+        printf("%-3s %9ld %7d %6d %22s %8.1f %17s %13s %8d %13s %9s %10s  %s\n",
                codegen_family_name(f), p->nrule, p->nkernel, p->nblock, rb, s.rows, ld, rl,
-               p->max_live, rg, sp, codegen_origin_name(p->origin));
+               p->max_live, rg, sp, in, codegen_origin_name(p->origin));
         printf("    shape %dx%dx%d/%dx%dx%d; sum-product partial slots/item %ld; candidates "
                "(reload, loads/item):", p->shape.major[0], p->shape.major[1], p->shape.major[2],
                p->shape.minor[0], p->shape.minor[1], p->shape.minor[2], s.slots);
@@ -181,6 +192,13 @@ static void print_json(const codegen_program *prog, const char *gname, const cha
         printf("], \"kernel_spill_bytes\": [");
         for (int k = 0; k < p->nkernel && s.regs_max >= 0; k++)
             printf("%s%d", k ? ", " : "", prog->kernel[f][k].spill_bytes);
+        if (s.instructions >= 0)
+            printf("], \"instructions_per_rule\": %.4f, \"kernel_instructions\": [",
+                   s.instructions);
+        else
+            printf("], \"instructions_per_rule\": null, \"kernel_instructions\": [");
+        for (int k = 0; k < p->nkernel && s.instructions >= 0; k++)
+            printf("%s%ld", k ? ", " : "", prog->kernel[f][k].instructions);
         printf("], \"kernel_max_live\": [");
         for (int k = 0; k < p->nkernel; k++)
             printf("%s%d", k ? ", " : "", prog->kernel[f][k].max_live);

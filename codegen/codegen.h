@@ -286,6 +286,12 @@ cky_status codegen_nvrtc_compile(const char *src, const char *name, const char *
                                  const char *ptxas, unsigned char **cubin, size_t *size,
                                  int *registers, int *spill_bytes);
 
+/* The machine code of kernel `name` in `cubin`, an ELF64 file of `size` bytes: *code and
+ * *bytes are its section ".text.NAME" inside the cubin (16 bytes an instruction on sm_70 and
+ * later). CKY_ERR_FORMAT when the file is not such a cubin or has no such section. */
+cky_status codegen_cubin_code(const unsigned char *cubin, size_t size, const char *name,
+                              const unsigned char **code, size_t *bytes);
+
 /* Host entry point of a kernel (see the file comment). */
 typedef void (*codegen_host_fn)(const float *left, const float *right, float *parent, int n,
                                 int stride);
@@ -313,6 +319,8 @@ typedef struct codegen_compiled {
     long nrule;
     int max_live;
     int registers, spill_bytes; /* from ptxas; -1 without GPU code */
+    long instructions;          /* machine instructions in the cubin (codegen_cubin_code);
+                                   -1 without GPU code or before sm_70 */
     unsigned char *cubin;       /* NULL without GPU code */
     size_t cubin_size;
     codegen_host_fn host;       /* NULL without the host build */

@@ -191,6 +191,18 @@ static cky_status job_host(pool *pl, job *j, codegen_compiled *c, uint64_t base,
     return st;
 }
 
+/* Machine instructions of c's kernel in its cubin, 16 bytes each from sm_70 on; -1 for an
+ * older architecture, or a cubin whose code is not found (a measure only: no failure). */
+static long kernel_instructions(const char *arch, const codegen_compiled *c)
+{
+    const unsigned char *code;
+    size_t bytes;
+    if (strncmp(arch, "sm_", 3) || atoi(arch + 3) < 70 ||
+        codegen_cubin_code(c->cubin, c->cubin_size, c->name, &code, &bytes))
+        return -1;
+    return (long)(bytes / 16);
+}
+
 static cky_status job_run(pool *pl, job *j)
 {
     codegen_program *prog = pl->prog;
@@ -201,6 +213,7 @@ static cky_status job_run(pool *pl, job *j)
     c->nblock = kn->nblock;
     c->nrule = kn->nrule;
     c->registers = c->spill_bytes = -1;
+    c->instructions = -1;
     c->cache_hit = pl->opt->gpu || pl->opt->host; /* cleared by any compilation */
     uint64_t base = c->cache_hit ? kernel_key(pl, j) : 0; /* 0: nothing to look up */
     char *src = NULL;
@@ -209,6 +222,8 @@ static cky_status job_run(pool *pl, job *j)
         st = job_dump(pl->opt->dump_dir, c->name, src);
     if (!st && pl->opt->gpu)
         st = job_gpu(pl, j, c, base, &src);
+    if (!st && c->cubin)
+        c->instructions = kernel_instructions(pl->opt->arch, c);
     if (!st && pl->opt->host)
         st = job_host(pl, j, c, base, &src);
     free(src);
@@ -390,6 +405,7 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
             const codegen_partition *p = &prog->part[f];
             const codegen_kernel *kn = &p->kernel[k];
             c->registers = c->spill_bytes = -1;
+            c->instructions = -1;
             for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
                 if (p->block[b].max_live > c->max_live)
                     c->max_live = p->block[b].max_live;

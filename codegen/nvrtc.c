@@ -1,6 +1,8 @@
-/* codegen nvrtc: compile a generated kernel to a cubin with NVRTC (no GPU or driver needed)
- * and read ptxas' register and spill report from its verbose log. */
+/* codegen nvrtc: compile a generated kernel to a cubin with NVRTC (no GPU or driver needed),
+ * read ptxas' register and spill report from its verbose log, and find a kernel's machine
+ * code in a cubin. */
 #include <nvrtc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,4 +92,44 @@ void codegen_nvrtc_version(char *buf, size_t size)
     int major = 0, minor = 0;
     nvrtcVersion(&major, &minor);
     snprintf(buf, size, "nvrtc %d.%d", major, minor);
+}
+
+cky_status codegen_cubin_code(const unsigned char *cubin, size_t size, const char *name,
+                              const unsigned char **code, size_t *bytes)
+{
+    uint64_t shoff, stroff, strsize;
+    uint16_t shentsize, shnum, shstrndx;
+    if (size < 64 || memcmp(cubin, "\177ELF", 4) || cubin[4] != 2 /* ELFCLASS64 */)
+        return cky_fail(CKY_ERR_FORMAT, "cubin of %s: not an ELF64 file", name);
+    memcpy(&shoff, cubin + 0x28, 8);
+    memcpy(&shentsize, cubin + 0x3a, 2);
+    memcpy(&shnum, cubin + 0x3c, 2);
+    memcpy(&shstrndx, cubin + 0x3e, 2);
+    if (shentsize < 0x28 || shstrndx >= shnum || shoff > size ||
+        (uint64_t)shnum * shentsize > size - shoff)
+        return cky_fail(CKY_ERR_FORMAT, "cubin of %s: section table outside the file", name);
+    const unsigned char *strsh = cubin + shoff + (uint64_t)shstrndx * shentsize;
+    memcpy(&stroff, strsh + 0x18, 8);
+    memcpy(&strsize, strsh + 0x20, 8);
+    if (stroff > size || strsize > size - stroff)
+        return cky_fail(CKY_ERR_FORMAT, "cubin of %s: section names outside the file", name);
+    char want[64];
+    size_t len = (size_t)snprintf(want, sizeof want, ".text.%s", name) + 1; /* with the NUL */
+    for (int i = 0; i < shnum && len <= sizeof want; i++) {
+        const unsigned char *sh = cubin + shoff + (uint64_t)i * shentsize;
+        uint32_t sname;
+        uint64_t off, n;
+        memcpy(&sname, sh, 4);
+        memcpy(&off, sh + 0x18, 8);
+        memcpy(&n, sh + 0x20, 8);
+        if (sname >= strsize || strsize - sname < len ||
+            memcmp(cubin + stroff + sname, want, len))
+            continue;
+        if (off > size || n > size - off)
+            return cky_fail(CKY_ERR_FORMAT, "cubin of %s: its code outside the file", name);
+        *code = cubin + off;
+        *bytes = (size_t)n;
+        return CKY_OK;
+    }
+    return cky_fail(CKY_ERR_FORMAT, "cubin of %s: no section .text.%s", name, name);
 }

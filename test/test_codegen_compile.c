@@ -124,6 +124,9 @@ Test(codegen_compile, cache_miss_then_hit)
             cr_assert_eq(x->cubin_size, y->cubin_size);
             cr_assert_eq(memcmp(x->cubin, y->cubin, x->cubin_size), 0);
             cr_assert_eq(x->registers, y->registers);
+            cr_assert_geq(x->instructions, x->nrule, "%s: %ld instructions for %ld rules",
+                          x->name, x->instructions, x->nrule); /* an add and a max a rule */
+            cr_assert_eq(x->instructions, y->instructions); /* measured on a hit too */
             cr_assert_not_null(y->host);
         }
     codegen_program_free(a);
@@ -389,6 +392,9 @@ Test(codegen_compile, manifest_damaged_files_are_misses)
     codegen_program *cold = NULL;
     cr_assert_eq(codegen_compile(g, &o, &cold), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(cold->partition_hits, 0);
+    for (int f = 0; f < CODEGEN_NFAMILY; f++)
+        for (int k = 0; k < cold->part[f].nkernel; k++)
+            cr_assert_eq(cold->kernel[f][k].instructions, -1, "measured without GPU code");
     for (int kind = 0; kind < 13; kind++) {
         damage_manifests(dir, kind);
         codegen_program *p = NULL, *q = NULL;
@@ -473,5 +479,64 @@ Test(codegen_compile, manifest_rejects_bad_tables)
     }
     codegen_partition_free(&p);
     codegen_family_free(&fam);
+    remove_tree(dir);
+}
+
+/* Read `cky compile ARGS --json` (the whole object) into json. */
+static void compile_json(const char *args, char *json, size_t cap)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "'%s/cky' compile %s --json 2>/dev/null", CKY_BUILD, args);
+    FILE *p = popen(cmd, "r");
+    cr_assert_not_null(p);
+    size_t n = fread(json, 1, cap - 1, p);
+    json[n] = '\0';
+    cr_assert_eq(pclose(p), 0, "%s failed", cmd);
+}
+
+/* `cky compile --json` reports each family's machine instructions per rule, the sum of its
+ * kernels' (codegen_compiled.instructions, listed too) over its rules, and null without GPU
+ * code. */
+Test(codegen_compile, compile_reports_instructions_per_rule, .timeout = 120)
+{
+    if (access(CKY_BUILD "/cky", X_OK) != 0)
+        cr_skip_test("%s/cky is not built", CKY_BUILD);
+    char dir[] = "/tmp/cky-test-instr-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    const char *gname = CKY_SHARED "/grammars/sample-sm1/sample-sm1";
+    grammar *g;
+    cr_assert_eq(grammar_load(gname, &g), CKY_OK, "%s", cky_last_error());
+    codegen_options o;
+    codegen_options_default(&o);
+    o.cache_dir = dir;
+    codegen_program *prog;
+    cr_assert_eq(codegen_compile(g, &o, &prog), CKY_OK, "%s", cky_last_error());
+    char args[512], json[1 << 16];
+    snprintf(args, sizeof args, "-g '%s' --cache '%s'", gname, dir);
+    compile_json(args, json, sizeof json);
+    const char *at = json;
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        long sum = 0;
+        for (int k = 0; k < prog->part[f].nkernel; k++) {
+            cr_assert_gt(prog->kernel[f][k].instructions, 0);
+            sum += prog->kernel[f][k].instructions;
+        }
+        at = strstr(at, "\"instructions_per_rule\": ");
+        cr_assert_not_null(at, "family %d: no instructions_per_rule in %s", f, json);
+        at += strlen("\"instructions_per_rule\": ");
+        double want = (double)sum / prog->part[f].nrule, got = strtod(at, NULL);
+        cr_assert(got > want - 1e-4 && got < want + 1e-4, "family %d: %g, want %g", f, got, want);
+        cr_assert_geq(got, 1.0, "family %d: under an instruction a rule", f);
+        at = strstr(at, "\"kernel_instructions\": [");
+        cr_assert_not_null(at);
+        cr_assert_eq(strtol(at + strlen("\"kernel_instructions\": ["), NULL, 10),
+                     prog->kernel[f][0].instructions, "family %d", f);
+    }
+    snprintf(args, sizeof args, "-g '%s' --cache off --no-gpu-code", gname);
+    compile_json(args, json, sizeof json);
+    cr_assert_not_null(strstr(json, "\"instructions_per_rule\": null"), "%s", json);
+    cr_assert_null(strstr(json, "\"instructions_per_rule\": 0"), "%s", json);
+    codegen_program_free(prog);
+    grammar_free(g);
     remove_tree(dir);
 }

@@ -129,41 +129,59 @@ Test(codegen_emit, nvrtc_compiles_sm90_cubin)
     codegen_family_free(&f);
 }
 
-/* Instructions of sm_90 SASS (16 bytes each, the opcode in the low 12 bits) in section
- * ".text.NAME" of an ELF64 cubin whose opcode is `op` (0x981: LDG, a global load). */
+/* Instructions of sm_90 SASS (16 bytes each, the opcode in the low 12 bits) in kernel
+ * `name` of a cubin whose opcode is `op` (0x981: LDG, a global load). */
 static int count_sass(const unsigned char *elf, size_t size, const char *name, unsigned op)
 {
-    uint64_t shoff;
-    uint16_t shentsize, shnum, shstrndx;
-    memcpy(&shoff, elf + 0x28, 8);
-    memcpy(&shentsize, elf + 0x3a, 2);
-    memcpy(&shnum, elf + 0x3c, 2);
-    memcpy(&shstrndx, elf + 0x3e, 2);
-    cr_assert(shoff + (uint64_t)shnum * shentsize <= size, "section table outside the cubin");
-    uint64_t strtab;
-    memcpy(&strtab, elf + shoff + (uint64_t)shstrndx * shentsize + 0x18, 8);
-    char want[64];
-    snprintf(want, sizeof want, ".text.%s", name);
-    for (int i = 0; i < shnum; i++) {
-        const unsigned char *sh = elf + shoff + (uint64_t)i * shentsize;
-        uint32_t sname;
-        uint64_t off, len;
-        memcpy(&sname, sh, 4);
-        memcpy(&off, sh + 0x18, 8);
-        memcpy(&len, sh + 0x20, 8);
-        if (strcmp((const char *)elf + strtab + sname, want))
-            continue;
-        cr_assert(off + len <= size, "%s outside the cubin", want);
-        int n = 0;
-        for (uint64_t k = off; k + 16 <= off + len; k += 16) {
-            uint64_t lo;
-            memcpy(&lo, elf + k, 8);
-            n += (lo & 0xfff) == op;
-        }
-        return n;
+    const unsigned char *code = NULL;
+    size_t bytes = 0;
+    cr_assert_eq(codegen_cubin_code(elf, size, name, &code, &bytes), CKY_OK, "%s",
+                 cky_last_error());
+    int n = 0;
+    for (size_t k = 0; k + 16 <= bytes; k += 16) {
+        uint64_t lo;
+        memcpy(&lo, code + k, 8);
+        n += (lo & 0xfff) == op;
     }
-    cr_assert_fail("no section %s in the cubin", want);
-    return -1;
+    return n;
+}
+
+/* The kernel's code is found in its cubin, within the file, whole instructions, at least one
+ * per rule (a max-plus rule is an add and a max); other names, damaged or foreign files are
+ * CKY_ERR_FORMAT. */
+Test(codegen_emit, cubin_code_is_found_and_checked)
+{
+    codegen_family f;
+    codegen_partition p;
+    char *src = synth_kernel("1x1x1/2x2x1", 0, &f, &p);
+    size_t size = 0;
+    int regs = -1, spill = -1;
+    unsigned char *cubin = compile_sm90(src, &size, &regs, &spill);
+    const unsigned char *code = NULL;
+    size_t bytes = 0;
+    cr_assert_eq(codegen_cubin_code(cubin, size, "cky_XX_k0", &code, &bytes), CKY_OK, "%s",
+                 cky_last_error());
+    cr_assert(code > cubin && code + bytes <= cubin + size);
+    cr_assert_eq(bytes % 16, 0);
+    cr_assert_geq((long)(bytes / 16), p.kernel[0].nrule, "%zu bytes for %ld rules", bytes,
+                  p.kernel[0].nrule);
+    cr_assert_eq(codegen_cubin_code(cubin, size, "cky_XX_k1", &code, &bytes), CKY_ERR_FORMAT);
+    cr_assert_eq(codegen_cubin_code(cubin, size, "cky_XX_k", &code, &bytes), CKY_ERR_FORMAT);
+    cr_assert_eq(codegen_cubin_code(cubin, 63, "cky_XX_k0", &code, &bytes), CKY_ERR_FORMAT);
+    cr_assert_eq(codegen_cubin_code(cubin, size / 2, "cky_XX_k0", &code, &bytes),
+                 CKY_ERR_FORMAT);
+    unsigned char *bad = malloc(size);
+    memcpy(bad, cubin, size);
+    bad[0] = 'X';
+    cr_assert_eq(codegen_cubin_code(bad, size, "cky_XX_k0", &code, &bytes), CKY_ERR_FORMAT);
+    memcpy(bad, cubin, size);
+    memset(bad + 0x28, 0xff, 8); /* the section table far outside */
+    cr_assert_eq(codegen_cubin_code(bad, size, "cky_XX_k0", &code, &bytes), CKY_ERR_FORMAT);
+    free(bad);
+    free(cubin);
+    free(src);
+    codegen_partition_free(&p);
+    codegen_family_free(&f);
 }
 
 /* Every load of the plan, reloads after evictions included, must survive ptxas as its own
