@@ -16,108 +16,43 @@
 #define IT 4096
 #define CK(x) do { cudaError_t e = (x); if (e) { printf("%s\n", cudaGetErrorString(e)); return 1; } } while (0)
 
-// one rule: acc[i] = max(acc[i], lr + w), lr from another chain (no pair sharing): add + max
-__global__ void f_addmax(float *out, float w0) {
-  float a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 0.5f + i;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i++) a[i] = fmaxf(a[i], a[(i + 5) & (N - 1)] + (w0 + i));
-  float s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-__global__ void i_addmax(int *out, int w0) {
-  int a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 3 + i;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i++) a[i] = max(a[i], a[(i + 5) & (N - 1)] + (w0 + i));
-  int s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-__global__ void i_dpx(int *out, int w0) {
-  int a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 3 + i;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i++) a[i] = __viaddmax_s32(a[(i + 5) & (N - 1)], w0 + i, a[i]);
-  int s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-// three-input add (left + right + w, no pair) then max
-__global__ void i_add3max(int *out, int w0) {
-  int a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 3 + i;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i++) a[i] = max(a[i], a[(i + 5) & (N - 1)] + a[(i + 9) & (N - 1)] + (w0 + i));
-  int s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-// two rules a step: two three-input adds and one three-input max
-__global__ void i_add3max3(int *out, int w0) {
-  int a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 3 + i;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i += 2) {
-      int t1 = a[(i + 5) & (N - 1)] + a[(i + 9) & (N - 1)] + (w0 + i);
-      int t2 = a[(i + 6) & (N - 1)] + a[(i + 11) & (N - 1)] + (w0 + i + 1);
-      a[i] = __vimax3_s32(a[i], t1, t2);
-      int t3 = a[(i + 7) & (N - 1)] + a[(i + 13) & (N - 1)] + (w0 + i + 2);
-      int t4 = a[(i + 3) & (N - 1)] + a[(i + 10) & (N - 1)] + (w0 + i + 3);
-      a[i + 1] = __vimax3_s32(a[i + 1], t3, t4);
+/* A kernel NAME over chains a[0 .. N) of type T: IT steps, each the statements STMT for
+ * i = 0, STEP, 2 STEP, ... < N (A(j) is chain i + j, rotated), then the chains' sum stored. */
+#define A(j) a[(i + (j)) & (N - 1)]
+#define PROBE(NAME, T, STEP, STMT)                                                    \
+    __global__ void NAME(T *out, T w0)                                                \
+    {                                                                                 \
+        T a[N];                                                                       \
+        for (int i = 0; i < N; i++)                                                   \
+            a[i] = (T)(threadIdx.x * 3 + i);                                          \
+        for (int k = 0; k < IT; k++) {                                                \
+            _Pragma("unroll") for (int i = 0; i < N; i += STEP) { STMT }              \
+        }                                                                             \
+        T s = 0;                                                                      \
+        for (int i = 0; i < N; i++)                                                   \
+            s += a[i];                                                                \
+        out[blockIdx.x * blockDim.x + threadIdx.x] = s;                               \
     }
-  int s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-__global__ void f_fma(float *out, float w0) {
-  float a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 0.5f + i;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i++) a[i] = fmaf(a[(i + 5) & (N - 1)], w0 + i, a[i]);
-  float s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
 
-
-// the XX kernels' mix: one pair add shared by two rules (0.5 adds a rule besides the rule's own)
-__global__ void f_pair2(float *out, float w0) {
-  float a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 0.5f + i;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i += 2) {
-      float lr = a[(i + 5) & (N - 1)] + a[(i + 9) & (N - 1)];
-      a[i] = fmaxf(a[i], lr + (w0 + i));
-      a[i + 1] = fmaxf(a[i + 1], lr + (w0 + i + 1));
-    }
-  float s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-__global__ void i_pair2(int *out, int w0) {
-  int a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 3 + i;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i += 2) {
-      int lr = a[(i + 5) & (N - 1)] + a[(i + 9) & (N - 1)];
-      a[i] = __viaddmax_s32(lr, w0 + i, a[i]);
-      a[i + 1] = __viaddmax_s32(lr, w0 + i + 1, a[i + 1]);
-    }
-  int s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-__global__ void i_pair2mad(int *out, int w0) {
-  int a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 3 + i;
-  int one = w0 / w0;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i += 2) {
-      int lr;
-      asm volatile("mad.lo.s32 %0, %1, %2, %3;" : "=r"(lr) : "r"(a[(i + 5) & (N - 1)]), "r"(one), "r"(a[(i + 9) & (N - 1)]));
-      a[i] = __viaddmax_s32(lr, w0 + i, a[i]);
-      a[i + 1] = __viaddmax_s32(lr, w0 + i + 1, a[i + 1]);
-    }
-  int s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
-// the pair as a float add of the int bits is wrong arithmetic, but times an FMA-pipe add beside the max
-__global__ void i_pair2fadd(int *out, int w0) {
-  int a[N]; for (int i = 0; i < N; i++) a[i] = threadIdx.x * 3 + i;
-  for (int k = 0; k < IT; k++)
-#pragma unroll
-    for (int i = 0; i < N; i += 2) {
-      int lr = __float_as_int(__int_as_float(a[(i + 5) & (N - 1)]) + __int_as_float(a[(i + 9) & (N - 1)]));
-      a[i] = __viaddmax_s32(lr, w0 + i, a[i]);
-      a[i + 1] = __viaddmax_s32(lr, w0 + i + 1, a[i + 1]);
-    }
-  int s = 0; for (int i = 0; i < N; i++) s += a[i]; out[blockIdx.x * blockDim.x + threadIdx.x] = s;
-}
+// one rule a statement, its (L, R) sum not shared: the generated kernels' add and max
+PROBE(f_addmax, float, 1, a[i] = fmaxf(a[i], A(5) + (w0 + i));)
+// the same in int32 (ptxas fuses it into VIADDMNMX), and by the DPX intrinsic
+PROBE(i_addmax, int, 1, a[i] = max(a[i], A(5) + (w0 + i));)
+PROBE(i_dpx, int, 1, a[i] = __viaddmax_s32(A(5), w0 + i, a[i]);)
+// left + right + w in one three-input add, then the max
+PROBE(i_add3max, int, 1, a[i] = max(a[i], A(5) + A(9) + (w0 + i));)
+// two rules a max: two three-input adds and one three-input max (four rules a statement)
+PROBE(i_add3max3, int, 2,
+      a[i] = __vimax3_s32(a[i], A(5) + A(9) + (w0 + i), A(6) + A(11) + (w0 + i + 1));
+      a[i + 1] = __vimax3_s32(a[i + 1], A(7) + A(13) + (w0 + i + 2), A(3) + A(10) + (w0 + i + 3));)
+// the XX kernels' mix: one (L, R) pair sum shared by two rules, in float and in int32 (ptxas
+// makes the int32 pair sum an IMAD, on the FMA pipe)
+PROBE(f_pair2, float, 2, float lr = A(5) + A(9);
+      a[i] = fmaxf(a[i], lr + (w0 + i)); a[i + 1] = fmaxf(a[i + 1], lr + (w0 + i + 1));)
+PROBE(i_pair2, int, 2, int lr = A(5) + A(9);
+      a[i] = __viaddmax_s32(lr, w0 + i, a[i]); a[i + 1] = __viaddmax_s32(lr, w0 + i + 1, a[i + 1]);)
+// the sum-product peak's form: one fused multiply-add a rule
+PROBE(f_fma, float, 1, a[i] = fmaf(A(5), w0 + i, a[i]);)
 
 template <typename T, typename K> int run(const char *name, K kern, T w, int rules_per_step, int blocks, int threads, void *out) {
   cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
@@ -143,8 +78,6 @@ int main() {
   run<int>("i add3 max3", i_add3max3, -3, 2, blocks, threads, out);
   run<float>("f pair2", f_pair2, -0.25f, 1, blocks, threads, out);
   run<int>("i pair2", i_pair2, -3, 1, blocks, threads, out);
-  run<int>("i pair2 mad", i_pair2mad, -3, 1, blocks, threads, out);
-  run<int>("i pair2 fadd", i_pair2fadd, -3, 1, blocks, threads, out);
   run<float>("f fma", f_fma, 0.999f, 1, blocks, threads, out);
   return 0;
 }
