@@ -56,7 +56,7 @@ PROBE(f_fma, float, 1, a[i] = fmaf(A(5), w0 + i, a[i]);)
 
 template <typename T, typename K> int run(const char *name, K kern, T w, int rules_per_step, int blocks, int threads, void *out) {
   cudaEvent_t a, b; cudaEventCreate(&a); cudaEventCreate(&b);
-  kern<<<blocks, threads>>>((T *)out, w); CK(cudaDeviceSynchronize());
+  kern<<<blocks, threads>>>((T *)out, w); CK(cudaGetLastError()); CK(cudaDeviceSynchronize());
   float best = 1e30f;
   for (int r = 0; r < 5; r++) {
     cudaEventRecord(a); kern<<<blocks, threads>>>((T *)out, w); cudaEventRecord(b); CK(cudaEventSynchronize(b));
@@ -67,17 +67,18 @@ template <typename T, typename K> int run(const char *name, K kern, T w, int rul
   return 0;
 }
 int main() {
-  cudaDeviceProp p; cudaGetDeviceProperties(&p, 0);
+  cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
   int blocks = p.multiProcessorCount * 16, threads = 128;
   void *out; CK(cudaMalloc(&out, (size_t)blocks * threads * 4));
   printf("%s, %d SMs, %d blocks of %d threads, %d steps x %d chains\n", p.name, p.multiProcessorCount, blocks, threads, IT, N);
-  run<float>("f add+max", f_addmax, -0.25f, 1, blocks, threads, out);
-  run<int>("i add+max", i_addmax, -3, 1, blocks, threads, out);
-  run<int>("i viaddmax", i_dpx, -3, 1, blocks, threads, out);
-  run<int>("i add3+max", i_add3max, -3, 1, blocks, threads, out);
-  run<int>("i add3 max3", i_add3max3, -3, 2, blocks, threads, out);
-  run<float>("f pair2", f_pair2, -0.25f, 1, blocks, threads, out);
-  run<int>("i pair2", i_pair2, -3, 1, blocks, threads, out);
-  run<float>("f fma", f_fma, 0.999f, 1, blocks, threads, out);
+  if (run<float>("f add+max", f_addmax, -0.25f, 1, blocks, threads, out) ||
+      run<int>("i add+max", i_addmax, -3, 1, blocks, threads, out) ||
+      run<int>("i viaddmax", i_dpx, -3, 1, blocks, threads, out) ||
+      run<int>("i add3+max", i_add3max, -3, 1, blocks, threads, out) ||
+      run<int>("i add3 max3", i_add3max3, -3, 2, blocks, threads, out) ||
+      run<float>("f pair2", f_pair2, -0.25f, 1, blocks, threads, out) ||
+      run<int>("i pair2", i_pair2, -3, 1, blocks, threads, out) ||
+      run<float>("f fma", f_fma, 0.999f, 1, blocks, threads, out))
+    return 1;
   return 0;
 }
