@@ -14,7 +14,7 @@
 #include <cuda_runtime.h>
 #define N 16
 #define IT 4096
-#define CK(x) do { cudaError_t e = (x); if (e) { printf("%s\n", cudaGetErrorString(e)); return 1; } } while (0)
+#define CK(x) do { cudaError_t e = (x); if (e) { fprintf(stderr, "probe-maxplus-forms: %s\n", cudaGetErrorString(e)); return 1; } } while (0)
 
 /* A kernel NAME over chains a[0 .. N) of type T: IT steps, each the statements STMT for
  * i = 0, STEP, 2 STEP, ... < N (A(j) is chain i + j, rotated), then the chains' sum stored. */
