@@ -53,7 +53,7 @@ API_OBJ  := $(API_SRC:%.c=$(BUILD)/%.o)
 TEST_SRC := $(wildcard test/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test test-gpu test-python check-dev check-native check-maxrule check-maxrule-heldout debug clean fuzz
+.PHONY: all test test-gpu test-python bench-host check-dev check-native check-maxrule check-maxrule-heldout debug clean fuzz
 
 all: $(BUILD)/cky $(BUILD)/libcky.so
 
@@ -118,6 +118,10 @@ test-python: $(BUILD)/cky $(BUILD)/libcky.so
 # The GPU tests alone (suites named gpu_*), on a machine with a GPU; they skip without one.
 test-gpu: $(BUILD)/cky $(BUILD)/cky_tests
 	$(BUILD)/cky_tests --filter 'gpu_*/*' --verbose
+
+# Host-side figures (grammar load times, cpu and ref engine speed): reported, not asserted.
+bench-host: $(BUILD)/cky
+	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/bench-host
 
 # Long checks on the full dev set (minutes): scripts in tools/.
 check-dev: $(BUILD)/cky

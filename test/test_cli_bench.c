@@ -30,7 +30,7 @@ static char *line_starting(const char *text, const char *prefix)
     return NULL;
 }
 
-Test(cli_bench, cpu_engine_native_grammar_has_both_rows, .timeout = 300)
+Test(cli_bench, cpu_engine_native_grammar_has_both_rows, .timeout = 600)
 {
     char d[64];
     setup_short(d);
@@ -63,7 +63,7 @@ Test(cli_bench, cpu_engine_native_grammar_has_both_rows, .timeout = 300)
     run_cleanup(d);
 }
 
-Test(cli_bench, cpu_engine_json_has_an_entry_per_decoder, .timeout = 300)
+Test(cli_bench, cpu_engine_json_has_an_entry_per_decoder, .timeout = 600)
 {
     char d[64];
     setup_short(d);
@@ -97,7 +97,7 @@ Test(cli_bench, cpu_engine_json_has_an_entry_per_decoder, .timeout = 300)
     run_cleanup(d);
 }
 
-Test(cli_bench, text_grammar_runs_maxrule, .timeout = 300)
+Test(cli_bench, text_grammar_runs_maxrule, .timeout = 600)
 {
     char d[64];
     run_setup(d);

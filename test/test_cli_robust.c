@@ -137,17 +137,18 @@ Test(cli_robust, coprocess_gets_each_answer_at_once)
     double t0 = now();
     cr_assert_eq(write(to, line, sizeof line - 1), (ssize_t)sizeof line - 1);
     char buf[4096];
-    double took = read_line(from, buf, sizeof buf, 1.0);
-    cr_assert(took >= 0, "no answer within 1 s with stdin open");
+    /* the answer must come while stdin stays open; the wait is long for a busy machine */
+    double took = read_line(from, buf, sizeof buf, 120.0);
+    cr_assert(took >= 0, "no answer within 120 s with stdin open");
     cr_assert(!strncmp(buf, "( (S ", 5), "%s", buf);
     cr_log_info("coprocess: first answer %.3f s after the line (cky started with it)",
                 now() - t0);
     /* a second line, ending in CR LF, after the first answer */
     cr_assert_eq(write(to, "a b\r\n", 5), 5);
-    cr_assert(read_line(from, buf, sizeof buf, 1.0) >= 0, "no second answer");
+    cr_assert(read_line(from, buf, sizeof buf, 120.0) >= 0, "no second answer");
     cr_assert(!strncmp(buf, "( (NP ", 6), "%s", buf);
     close(to);
-    cr_assert(read_line(from, buf, sizeof buf, 2.0) < 0, "more output than lines");
+    cr_assert(read_line(from, buf, sizeof buf, 120.0) < 0, "more output than lines");
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
@@ -165,8 +166,8 @@ Test(cli_robust, signal_flushes_and_keeps_output_file)
     pid_t pid = start_coprocess(d, "", &to, &from);
     cr_assert_eq(write(to, "a b\nc d\n", 8), 8);
     char buf[256];
-    cr_assert(read_line(from, buf, sizeof buf, 2.0) >= 0 &&
-              read_line(from, buf, sizeof buf, 2.0) >= 0, "answers missing");
+    cr_assert(read_line(from, buf, sizeof buf, 120.0) >= 0 &&
+              read_line(from, buf, sizeof buf, 120.0) >= 0, "answers missing");
     kill(pid, SIGTERM);
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);

@@ -67,7 +67,7 @@ static void assert_file_is(const char *d, const char *name, const char *want, co
 /* dev.txt three times (1,299 lines: several batches of the cpu engine, 256 a batch), with
  * an empty line: the pipeline's trees are those of one batch, from a file, through a pipe,
  * and with two or three engines taking the chunks; the messages are the same too. */
-Test(cli_stream, cpu_trees_as_one_batch_from_file_pipe_and_engines, .timeout = 300)
+Test(cli_stream, cpu_trees_as_one_batch_from_file_pipe_and_engines, .timeout = 600)
 {
     char d[64];
     run_setup(d);
@@ -92,7 +92,7 @@ Test(cli_stream, cpu_trees_as_one_batch_from_file_pipe_and_engines, .timeout = 3
 }
 
 /* The ref engine (64 sentences a batch): the first 100 dev sentences, with a pool of two. */
-Test(cli_stream, ref_trees_as_one_batch, .timeout = 300)
+Test(cli_stream, ref_trees_as_one_batch, .timeout = 600)
 {
     char d[64];
     run_setup(d);
@@ -153,7 +153,7 @@ static int run_rss(const char *d, const char *cmd, long *kb)
  * hundred a short sentence: at most the pipeline's 4 batches are ever held (its test hook
  * says so), and the peak memory is that of 2,000 such lines give or take 10 MB (all of them
  * held at once would take some 40 MB more). */
-Test(cli_stream, memory_is_bounded_however_long_the_input, .timeout = 300)
+Test(cli_stream, memory_is_bounded_however_long_the_input, .timeout = 600)
 {
     char d[64];
     run_setup(d);

@@ -497,7 +497,7 @@ static void compile_json(const char *args, char *json, size_t cap)
 /* `cky compile --json` reports each family's machine instructions per rule, the sum of its
  * kernels' (codegen_compiled.instructions, listed too) over its rules, and null without GPU
  * code. */
-Test(codegen_compile, compile_reports_instructions_per_rule, .timeout = 120)
+Test(codegen_compile, compile_reports_instructions_per_rule, .timeout = 600)
 {
     if (access(CKY_BUILD "/cky", X_OK) != 0)
         cr_skip_test("%s/cky is not built", CKY_BUILD);

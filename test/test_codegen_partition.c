@@ -402,7 +402,7 @@ typedef void (*blas_threads_set_fn)(int);
  * (two doubles on the stack) and crashed; and TX's partition is the same whatever number of
  * threads OpenBLAS (where it is the LAPACK) was set to (with 1 and 2 threads its spectral
  * cut differed: 3,569 and 3,582 loads). */
-Test(codegen_partition, sample_sm6_paper_shape_and_blas_threads, .timeout = 120)
+Test(codegen_partition, sample_sm6_paper_shape_and_blas_threads, .timeout = 600)
 {
     grammar *g = NULL;
     cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm6/sample-sm6.gr", &g), CKY_OK,

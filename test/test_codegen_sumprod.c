@@ -342,7 +342,7 @@ Test(codegen_sumprod, nvrtc_compiles_sm90_cubin)
 
 /* The semirings share partitions but never kernels: a cache filled by one semiring gives the
  * other no hit, and a second sum-product compilation is all hits. */
-Test(codegen_sumprod, semirings_have_their_own_cache_entries, .timeout = 120)
+Test(codegen_sumprod, semirings_have_their_own_cache_entries, .timeout = 600)
 {
     char dir[] = "/tmp/cky-test-semiring-XXXXXX";
     cr_assert_not_null(mkdtemp(dir));
@@ -377,7 +377,7 @@ Test(codegen_sumprod, semirings_have_their_own_cache_entries, .timeout = 120)
 /* The automatic shape splits the sum-product XX kernels' output axis more (minor 4x1x2
  * where max-plus has 2x1x4: fewer partial slots per work item); every other family, and
  * every family too small for 2x1x4, keeps the max-plus shape. */
-Test(codegen_sumprod, xx_output_axis_split_more, .timeout = 300)
+Test(codegen_sumprod, xx_output_axis_split_more, .timeout = 600)
 {
     grammar *g;
     cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm5/sample-sm5.gr", &g), CKY_OK, "%s",
@@ -411,7 +411,7 @@ Test(codegen_sumprod, xx_output_axis_split_more, .timeout = 300)
 
 /* `cky compile --json` reports each family's partial slots per work item: the sum of its
  * kernels' codegen_kernel_slots. */
-Test(codegen_sumprod, compile_reports_the_partial_slots, .timeout = 120)
+Test(codegen_sumprod, compile_reports_the_partial_slots, .timeout = 600)
 {
     const char *cky = CKY_BUILD "/cky", *gname = CKY_SHARED "/grammars/sample-sm3/sample-sm3.gr";
     if (access(cky, X_OK) != 0)

@@ -53,12 +53,12 @@ static void check_grammar(const char *spec, int nsent, int maxlen, int threads)
 }
 
 /* A narrow workspace (37 items) forces several flushes per span; two threads split columns. */
-Test(cpu, charts_bit_identical_sample_sm1, .timeout = 120)
+Test(cpu, charts_bit_identical_sample_sm1, .timeout = 600)
 {
     check_grammar(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 6, 12, 2);
 }
 
-Test(cpu, charts_bit_identical_sample_sm3_native, .timeout = 300)
+Test(cpu, charts_bit_identical_sample_sm3_native, .timeout = 600)
 {
     check_grammar(CKY_SHARED "/grammars/sample-sm3/sample-sm3.gr", 3, 10, 1);
 }

@@ -66,12 +66,12 @@ static void check_loglik(const char *gr, int nsent, int maxlen)
     grammar_free(g);
 }
 
-Test(cpu_sum, loglik_matches_maxrule_sm1, .timeout = 120)
+Test(cpu_sum, loglik_matches_maxrule_sm1, .timeout = 600)
 {
     check_loglik(GRAMMARS "sample-sm1/sample-sm1.gr", 20, 30);
 }
 
-Test(cpu_sum, loglik_matches_maxrule_sm3, .timeout = 120)
+Test(cpu_sum, loglik_matches_maxrule_sm3, .timeout = 600)
 {
     check_loglik(GRAMMARS "sample-sm3/sample-sm3.gr", 8, 20);
 }
@@ -117,7 +117,7 @@ static void check_outside(const sum_chart *c)
         }
 }
 
-Test(cpu_sum, same_bits_for_width_threads_and_batch, .timeout = 120)
+Test(cpu_sum, same_bits_for_width_threads_and_batch, .timeout = 600)
 {
     grammar *g;
     cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
@@ -149,7 +149,7 @@ Test(cpu_sum, same_bits_for_width_threads_and_batch, .timeout = 120)
 
 /* The first 200 words of dev.txt as one sentence: its probability is far below float's (and
  * double's) range, and the scaling keeps it finite and right. */
-Test(cpu_sum, long_sentence_scaled, .timeout = 300)
+Test(cpu_sum, long_sentence_scaled, .timeout = 600)
 {
     grammar *g;
     cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
@@ -178,7 +178,7 @@ Test(cpu_sum, long_sentence_scaled, .timeout = 300)
 
 /* A text export, whose closed Viterbi unaries stand in for the sum closure: log P within
  * 1e-4 of maxrule's on the same grammar. */
-Test(cpu_sum, text_export_matches_maxrule, .timeout = 120)
+Test(cpu_sum, text_export_matches_maxrule, .timeout = 600)
 {
     check_loglik(GRAMMARS "sample-sm1/sample-sm1", 3, 12);
 }

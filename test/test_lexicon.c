@@ -108,14 +108,14 @@ static long check_reference(const char *gr_path, const char *ref_path)
     return rows;
 }
 
-Test(lexicon, sm3_all_dev_rows, .timeout = 60)
+Test(lexicon, sm3_all_dev_rows, .timeout = 600)
 {
     long rows = check_reference(GRAMMARS "sample-sm3/sample-sm3.gr",
                                 REFERENCE "dev.sample-sm3.lexicon.tsv.gz");
     cr_assert_eq(rows, 112900);
 }
 
-Test(lexicon, sm6_first100_rows, .timeout = 60)
+Test(lexicon, sm6_first100_rows, .timeout = 600)
 {
     long rows = check_reference(GRAMMARS "sample-sm6/sample-sm6.gr",
                                 REFERENCE "dev.first100.sample-sm6.lexicon.tsv.gz");
@@ -226,7 +226,7 @@ Test(lexicon, scores_depend_on_the_position_only_as_first_or_not)
 }
 
 /* `cky lexicon` end to end: the same rows as the reference, values within 1 ulp. */
-Test(lexicon, command_reproduces_reference, .timeout = 60)
+Test(lexicon, command_reproduces_reference, .timeout = 600)
 {
     const char *cky = CKY_BUILD "/cky";
     if (access(cky, X_OK) != 0)

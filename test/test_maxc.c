@@ -202,7 +202,7 @@ static void check_upper(const char *gr, int nsent, int maxlen)
 }
 
 Test(maxc, upper_bound_holds_sm1) { check_upper(GRAMMARS "sample-sm1/sample-sm1.gr", 12, 30); }
-Test(maxc, upper_bound_holds_sm3, .timeout = 300)
+Test(maxc, upper_bound_holds_sm3, .timeout = 600)
 {
     check_upper(GRAMMARS "sample-sm3/sample-sm3.gr", 6, 25);
 }
@@ -221,7 +221,7 @@ static void parse(const grammar *g, parser_engine engine, const sentence *s, int
     parser_free(p);
 }
 
-Test(maxc, cpu_engine_trees_as_ref_sm3, .timeout = 300)
+Test(maxc, cpu_engine_trees_as_ref_sm3, .timeout = 600)
 {
     grammar *g;
     cr_assert_eq(grammar_load(GRAMMARS "sample-sm3/sample-sm3.gr", &g), CKY_OK, "%s",
@@ -251,7 +251,7 @@ Test(maxc, cpu_engine_trees_as_ref_sm3, .timeout = 300)
     grammar_free(g);
 }
 
-Test(maxc, long_sentence_cpu, .timeout = 300)
+Test(maxc, long_sentence_cpu, .timeout = 600)
 {
     grammar *g;
     cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",

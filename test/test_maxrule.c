@@ -364,7 +364,7 @@ static char *run_output(const char *cmd)
 
 /* cky parse --engine cpu --decoder maxrule: the same output for two workspace sizes and
  * thread counts, and the ref engine's trees, on eight dev sentences. */
-Test(maxrule, cli_cpu_engine, .timeout = 120)
+Test(maxrule, cli_cpu_engine, .timeout = 600)
 {
     char cmd[3][1024];
     const char *opts[3] = {"--engine cpu --workspace 512 --threads 1",
@@ -389,7 +389,7 @@ Test(maxrule, cli_cpu_engine, .timeout = 120)
 /* cky parse --decoder maxrule on the text export of sample-sm3: the ref and cpu engines give
  * a tree for every one of six short dev sentences, the same trees, and one note on stderr
  * saying that the trees approximate the Berkeley parser's. */
-Test(maxrule, cli_text_export, .timeout = 300)
+Test(maxrule, cli_text_export, .timeout = 600)
 {
     char cmd[2][1024];
     const char *engines[2] = {"cpu --threads 2", "ref"};

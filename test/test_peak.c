@@ -94,7 +94,7 @@ static long count_in_entry(const char *s, const char *entry, const char *op)
  * fmaf (sum-product); the peak kernels do exactly that per rule evaluation, register to
  * register. (The SASS check, one FADD + FMNMX or one FFMA each with an immediate weight,
  * needs cuobjdump: kernels/peak.cu says how.) */
-Test(peak, kernel_mix_matches_generated_rules, .timeout = 120)
+Test(peak, kernel_mix_matches_generated_rules, .timeout = 600)
 {
     /* the generated text, per rule */
     codegen_family f;
