@@ -28,7 +28,8 @@ ALL_CFLAGS  := $(BASE_CFLAGS) $(CFLAGS)
 LDLIBS      := $(LDSAN) -pthread -lz -lm -ldl -llapacke -L$(CUDA)/lib64 -lnvrtc -lcudart_static \
                -lrt -lstdc++ -Wl,-rpath,$(CUDA)/lib64
 
-# Hand-written device code (kernels/*.cu), built for Hopper (H100/H200).
+# Hand-written device code (*.cu: gpu/ and the decoders' device parts), built for Hopper
+# (H100/H200).
 NVCC      ?= $(CUDA)/bin/nvcc
 CUDA_ARCH ?= sm_90
 NVCCFLAGS := -arch=$(CUDA_ARCH) -O3 -std=c++17 -lineinfo -MMD -MP \
@@ -41,9 +42,11 @@ ifneq ($(V),1)
 Q := @
 endif
 
-MODULES  := util grammar corpus_tools chart parser viterbi maxrule codegen kernels
+# The library's folders, from the ground up (docs/engines.md: the layers).
+MODULES  := util chart grammar corpus_tools codegen semiring sched engines/ref engines/cpu gpu \
+            decoders decoders/viterbi decoders/maxrule parser
 LIB_SRC  := $(wildcard $(addsuffix /*.c,$(MODULES)))
-CU_SRC   := $(wildcard kernels/*.cu)
+CU_SRC   := $(wildcard $(addsuffix /*.cu,$(MODULES)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
 CLI_SRC  := $(wildcard cli/*.c)
 CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)

@@ -5,8 +5,8 @@
 #define CKY_CLI_BENCH_H
 
 #include "../codegen/codegen.h"
-#include "../kernels/peak.h"
-#include "../parser/gpu.h"
+#include "../gpu/peak.h"
+#include "../gpu/gpu_engine.h"
 #include "../parser/parser.h"
 #include "bench_pass.h"
 

@@ -8,7 +8,7 @@
 
 #include "../grammar/grammar.h"
 #include "../grammar/lexicon_berkeley.h"
-#include "../parser/sentence.h"
+#include "../corpus_tools/sentence.h"
 #include "../util/io.h"
 #include "cli.h"
 #include "guard.h"

@@ -12,7 +12,7 @@
 #include "../corpus_tools/evalb.h"
 #include "../corpus_tools/tokenize.h"
 #include "../corpus_tools/tree.h"
-#include "../maxrule/maxrule.h"
+#include "../decoders/maxrule/maxrule.h"
 #include "../parser/parser.h"
 #include "../util/clock.h"
 #include "../util/io.h"

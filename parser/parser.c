@@ -8,15 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../kernels/gpu.h"
-#include "../maxrule/maxrule.h"
+#include "../gpu/gpu_device.h"
+#include "../decoders/maxrule/maxrule.h"
 #include "../util/workers.h"
-#include "cpu.h"
-#include "decode.h"
-#include "gpu.h"
-#include "gpu_viterbi.h"
+#include "../engines/cpu/cpu.h"
+#include "../decoders/decoders.h"
+#include "../gpu/gpu_engine.h"
+#include "../decoders/viterbi/viterbi_gpu.h"
 #include "pool.h"
-#include "ref.h"
+#include "../engines/ref/ref.h"
 
 struct parser {
     const grammar *g;

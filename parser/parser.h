@@ -10,8 +10,8 @@
 
 #include "../corpus_tools/tree.h"
 #include "../grammar/grammar.h"
-#include "../viterbi/viterbi.h"
-#include "sentence.h"
+#include "../decoders/viterbi/viterbi.h"
+#include "../corpus_tools/sentence.h"
 
 typedef enum parser_engine { PARSER_ENGINE_REF, PARSER_ENGINE_CPU, PARSER_ENGINE_GPU } parser_engine;
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../parser/cpu.h"
-#include "../parser/ref.h"
+#include "../engines/cpu/cpu.h"
+#include "../engines/ref/ref.h"
 #include "../util/io.h"
-#include "../viterbi/viterbi.h"
+#include "../decoders/viterbi/viterbi.h"
 #include "test_dev.h"
 
 static void check_grammar(const char *spec, int nsent, int maxlen, int threads)

@@ -13,9 +13,9 @@
 #include <string.h>
 
 #include "../chart/cell.h"
-#include "../maxrule/maxrule.h"
-#include "../parser/cpu_sum.h"
-#include "../parser/sum_rules.h"
+#include "../decoders/maxrule/maxrule.h"
+#include "../engines/cpu/cpu_sum.h"
+#include "../semiring/sum_rules.h"
 #include "test_dev.h"
 
 #define GRAMMARS CKY_SHARED "/grammars/"

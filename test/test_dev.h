@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "../corpus_tools/tree.h"
-#include "../parser/sentence.h"
+#include "../corpus_tools/sentence.h"
 #include "../util/io.h"
 
 /* The first `want` dev sentences of at most `maxlen` words. */

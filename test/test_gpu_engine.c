@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/gpu.h"
-#include "../parser/cpu.h"
-#include "../parser/gpu.h"
-#include "../parser/gpu_viterbi.h"
+#include "../gpu/gpu_device.h"
+#include "../engines/cpu/cpu.h"
+#include "../gpu/gpu_engine.h"
+#include "../decoders/viterbi/viterbi_gpu.h"
 #include "../util/io.h"
 
 #define MAXSENT 24

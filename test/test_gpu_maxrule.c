@@ -11,10 +11,10 @@
 #include <string.h>
 
 #include "../corpus_tools/tree.h"
-#include "../kernels/gpu.h"
-#include "../parser/cpu_sum.h"
-#include "../parser/gpu.h"
-#include "../parser/gpu_sum.h"
+#include "../gpu/gpu_device.h"
+#include "../engines/cpu/cpu_sum.h"
+#include "../gpu/gpu_engine.h"
+#include "../gpu/gpu_sum.h"
 #include "../parser/parser.h"
 #include "test_dev.h"
 

@@ -4,8 +4,8 @@
  * a GPU. The host-side arithmetic and the kernels' instruction mix: test_peak.c. */
 #include <criterion/criterion.h>
 
-#include "../kernels/gpu.h"
-#include "../kernels/peak.h"
+#include "../gpu/gpu_device.h"
+#include "../gpu/peak.h"
 
 /* Measure kind k on device 0: its rate, checked for plausibility. */
 static double measure(kpeak_kind k)

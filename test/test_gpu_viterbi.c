@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include "../grammar/internal.h"
-#include "../kernels/gpu.h"
-#include "../kernels/viterbi_gpu.h"
-#include "../parser/ref.h"
-#include "../parser/sentence.h"
+#include "../gpu/gpu_device.h"
+#include "../gpu/gpu_tables.h"
+#include "../engines/ref/ref.h"
+#include "../corpus_tools/sentence.h"
 #include "../util/io.h"
-#include "../viterbi/viterbi.h"
+#include "../decoders/viterbi/viterbi.h"
 
 #define MAXSENT 64
 

@@ -14,10 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../maxrule/maxrule.h"
+#include "../decoders/maxrule/maxrule.h"
 #include "../chart/cell.h"
-#include "../parser/cpu_sum.h"
-#include "../parser/maxc.h"
+#include "../engines/cpu/cpu_sum.h"
+#include "../decoders/maxrule/maxc.h"
 #include "../parser/parser.h"
 #include "test_dev.h"
 

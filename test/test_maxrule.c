@@ -14,9 +14,9 @@
 #include <string.h>
 
 #include "../grammar/grammar.h"
-#include "../maxrule/maxrule.h"
+#include "../decoders/maxrule/maxrule.h"
 #include "../parser/parser.h"
-#include "../parser/sentence.h"
+#include "../corpus_tools/sentence.h"
 #include "../util/io.h"
 
 #define GRAMMARS CKY_SHARED "/grammars/"

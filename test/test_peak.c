@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "../codegen/codegen.h"
-#include "../kernels/gpu.h"
-#include "../kernels/peak.h"
+#include "../gpu/gpu_device.h"
+#include "../gpu/peak.h"
 #include "test_codegen_synth.h"
 
 Test(peak, host_arithmetic)

@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "../chart/chart.h"
-#include "../parser/decode.h"
-#include "../parser/engine.h"
-#include "../parser/plan.h"
+#include "../decoders/decoders.h"
+#include "../sched/engine.h"
+#include "../sched/plan.h"
 
 /* Items of family f of one sentence of n words by brute force over every (i, k, j). */
 static long brute_items(int n, codegen_family_id f)

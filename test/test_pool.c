@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../kernels/gpu.h"
+#include "../gpu/gpu_device.h"
 #include "../parser/pool.h"
 #include "../util/io.h"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "../grammar/internal.h"
-#include "../parser/ref.h"
-#include "../viterbi/viterbi.h"
+#include "../engines/ref/ref.h"
+#include "../decoders/viterbi/viterbi.h"
 #include "test_dev.h"
 
 /* Toy lexicon: each word has one tag, log score -1 for every substate of that tag. */

@@ -1,5 +1,5 @@
 // probe-maxplus-forms.cu: register-only throughput of the forms a max-plus (Viterbi) rule
-// evaluation can take on the GPU, to compare with the add+max peak of kernels/peak.h: the
+// evaluation can take on the GPU, to compare with the add+max peak of gpu/peak.h: the
 // float add and max of the generated kernels, the same in int32 (which ptxas fuses into one
 // VIADDMNMX, Hopper's DPX "max(a + b, c)"), three-input forms, and the XX kernels' mix of one
 // (L, R) pair add shared by two rules, in float and in int32. Not part of the build

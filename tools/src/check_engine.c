@@ -30,12 +30,12 @@
 #include "../../corpus_tools/tree.h"
 #include "../../grammar/grammar.h"
 #include "../../chart/chart.h"
-#include "../../parser/cpu.h"
-#include "../../parser/ref.h"
-#include "../../parser/sentence.h"
+#include "../../engines/cpu/cpu.h"
+#include "../../engines/ref/ref.h"
+#include "../../corpus_tools/sentence.h"
 #include "../../util/io.h"
 #include "../../util/workers.h"
-#include "../../viterbi/viterbi.h"
+#include "../../decoders/viterbi/viterbi.h"
 
 #define PROG "check_engine"
 

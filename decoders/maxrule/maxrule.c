@@ -1,0 +1,205 @@
+/* maxrule: one sentence through the max-rule passes (see maxrule.h), as the jar's final
+ * max-rule level runs them with every state allowed: unscaled inside; if log P(sentence) is
+ * -inf, the scaled inside over a fresh chart; outside and max-c scores in the same mode; the
+ * tree. */
+#include "maxrule.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../grammar/lexicon_berkeley.h"
+#include "../viterbi/viterbi.h"
+#include "maxrule_internal.h"
+
+cky_status maxrule_check_grammar(const grammar *g)
+{
+    if (!g->sum)
+        return cky_fail(CKY_ERR_UNSUPPORTED,
+                        "%s: the max-rule decoder needs the sum closure of the unary rules, "
+                        "which this grammar file lacks", g->source);
+    if (!g->sum->max_closure && lexicon_berkeley_check(g))
+        return cky_fail(CKY_ERR_UNSUPPORTED, "%s: the max-rule decoder needs the native .gr "
+                        "file's lexicon: %s", g->source, cky_last_error());
+    return CKY_OK;
+}
+
+int maxrule_grammar_is_exact(const grammar *g) { return g->sum && !g->sum->max_closure; }
+
+void mr_chart_release(mr_chart *c)
+{
+    free(c->lex);
+    free(c->in);
+    free(c->out);
+    free(c->iscale);
+    free(c->oscale);
+    free(c->nz);
+    free(c->pre);
+    free(c->pre_scale);
+    free(c->logscale);
+    free(c->mscore);
+    free(c->msplit);
+    free(c->mchild);
+    free(c->mleft);
+    free(c->mright);
+    free(c->tmp);
+    free(c->acc);
+    free(c->acc2);
+}
+
+cky_status mr_chart_alloc(const grammar *g, int n, mr_chart *c)
+{
+    memset(c, 0, sizeof *c);
+    c->g = g;
+    c->n = n;
+    c->nsym = g->nsym;
+    c->nsub = g->nsub_total;
+    for (int s = 0; s < g->nsym; s++)
+        if (g->nsub[s] > c->maxsub)
+            c->maxsub = g->nsub[s];
+    size_t cells = chart_ncells(n), sub = (size_t)c->nsub, sym = (size_t)c->nsym;
+    c->lex = calloc((size_t)n * sub, sizeof *c->lex);
+    c->in = calloc(cells * sub, sizeof *c->in);
+    c->out = calloc(cells * sub, sizeof *c->out);
+    c->nz = calloc(cells * sym, sizeof *c->nz);
+    c->pre = calloc(sub, sizeof *c->pre);
+    c->pre_scale = calloc(sym, sizeof *c->pre_scale);
+    c->mscore = malloc(cells * sym * sizeof *c->mscore);
+    c->msplit = malloc(cells * sym * sizeof *c->msplit);
+    c->mchild = malloc(cells * sym * sizeof *c->mchild);
+    c->mleft = malloc(cells * sym * sizeof *c->mleft);
+    c->mright = malloc(cells * sym * sizeof *c->mright);
+    c->tmp = calloc(sub > sym ? sub : sym, sizeof *c->tmp);
+    c->acc = calloc((size_t)c->maxsub, sizeof *c->acc);
+    c->acc2 = calloc((size_t)c->maxsub, sizeof *c->acc2);
+    if (!c->lex || !c->in || !c->out || !c->nz || !c->pre || !c->pre_scale || !c->mscore ||
+        !c->msplit || !c->mchild || !c->mleft || !c->mright || !c->tmp || !c->acc || !c->acc2) {
+        mr_chart_release(c);
+        return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for a chart of %d words", n);
+    }
+    return CKY_OK;
+}
+
+/* The lexical layer (initializeChart): the span-1 cells get the linear tag scores. */
+static void fill_lexical(mr_chart *c)
+{
+    for (int i = 0; i < c->n; i++)
+        memcpy(mr_in(c, i, i + 1), c->lex + (size_t)i * c->nsub, (size_t)c->nsub * sizeof(double));
+}
+
+/* setupScaling + initializeChart(scale = true): a zeroed chart, scales MIN_VALUE except the
+ * POS tags over one word (0). */
+cky_status mr_setup_scaling(mr_chart *c)
+{
+    size_t cells = chart_ncells(c->n), sym = (size_t)c->nsym;
+    c->scaled = 1;
+    c->iscale = malloc(cells * sym * sizeof *c->iscale);
+    c->oscale = malloc(cells * sym * sizeof *c->oscale);
+    c->logscale = malloc((2 * MR_MEMO + 1) * sizeof *c->logscale);
+    if (!c->iscale || !c->oscale || !c->logscale)
+        return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for the scales of %d words",
+                        c->n);
+    for (size_t x = 0; x < cells * sym; x++)
+        c->iscale[x] = c->oscale[x] = MR_NO_SCALE;
+    for (int x = 0; x <= 2 * MR_MEMO; x++)
+        c->logscale[x] = NAN;
+    memset(c->in, 0, cells * (size_t)c->nsub * sizeof *c->in);
+    memset(c->out, 0, cells * (size_t)c->nsub * sizeof *c->out);
+    fill_lexical(c);
+    for (int i = 0; i < c->n; i++)
+        for (int t = 0; t < c->nsym; t++)
+            if (!c->g->phrasal[t])
+                c->iscale[mr_cell(c, i, i + 1) * sym + t] = 0;
+    return CKY_OK;
+}
+
+/* The scaled inside pass over a fresh chart; log P(sentence). */
+static cky_status inside_scaled(mr_chart *c, double *loglik)
+{
+    cky_status st = mr_setup_scaling(c);
+    if (st)
+        return st;
+    mr_inside_scaled(c);
+    size_t top = mr_cell(c, 0, c->n);
+    int scale = c->iscale[top * c->nsym];
+    *loglik = log(c->in[top * c->nsub + c->g->sub_offset[0]]) +
+              (double)(int)(unsigned)(100u * (unsigned)scale); /* Java's int product */
+    return CKY_OK;
+}
+
+/* 1 if the max-c arrays hold a tree (else the jar's childless ROOT: no tree). */
+static int has_tree(const mr_chart *c)
+{
+    size_t top = mr_cell(c, 0, c->n) * c->nsym;
+    return c->mscore[top] != -INFINITY && c->mchild[top] >= 0;
+}
+
+static cky_status decode(mr_chart *c, char *const *words, const maxrule_options *opt,
+                         maxrule_result *out)
+{
+    const grammar *g = c->g;
+    cky_status st;
+    for (int i = 0; i < c->n; i++)
+        if ((st = lexicon_berkeley_score_linear(g, words[i], i, 1, c->lex + (size_t)i * c->nsub)))
+            return st;
+    double loglik = -INFINITY, root = 0;
+    if (!(opt && opt->force_scaled)) {
+        fill_lexical(c);
+        mr_inside(c);
+        root = mr_in(c, 0, c->n)[g->sub_offset[0]];
+        loglik = log(root);
+    }
+    if (loglik == -INFINITY && (st = inside_scaled(c, &loglik)))
+        return st;
+    if (loglik == -INFINITY) {
+        out->loglik = loglik;
+        return CKY_OK;
+    }
+    mr_outside(c);
+    mr_maxc(c);
+    /* One deliberate difference from the jar: with a subnormal P(sentence) the unscaled
+     * passes can lose every digit of the posteriors and find no tree (the jar prints (()));
+     * then the scaled passes run. */
+    if (!has_tree(c) && !c->scaled && root < DBL_MIN) {
+        if ((st = inside_scaled(c, &loglik)))
+            return st;
+        mr_outside(c);
+        mr_maxc(c);
+    }
+    out->loglik = loglik;
+    out->scaled = c->scaled;
+    return mr_decode_tail(c, words, out);
+}
+
+cky_status mr_decode_tail(const mr_chart *c, char *const *words, maxrule_result *out)
+{
+    if (!has_tree(c))
+        return CKY_OK;
+    tree *t;
+    cky_status st = mr_extract(c, words, &t);
+    if (st)
+        return st;
+    out->score = c->mscore[mr_cell(c, 0, c->n) * c->nsym];
+    out->tree = viterbi_unannotate(t);
+    return CKY_OK;
+}
+
+cky_status maxrule_parse(const grammar *g, char *const *words, int n,
+                         const maxrule_options *opt, maxrule_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->loglik = out->score = -INFINITY;
+    if (n < 1)
+        return cky_fail(CKY_ERR_ARG, "maxrule: a sentence needs at least one word");
+    cky_status st = maxrule_check_grammar(g);
+    if (st)
+        return st;
+    mr_chart c;
+    if ((st = mr_chart_alloc(g, n, &c)))
+        return st;
+    c.from_pre = opt && opt->scaled_unaries_from_pre;
+    st = decode(&c, words, opt, out);
+    mr_chart_release(&c);
+    return st;
+}

@@ -1,0 +1,67 @@
+/* maxrule: the exact max-rule decoder (Petrov and Klein 2007; the Berkeley parser's default),
+ * the double-precision reference in the jar's own arithmetic (CoarseToFineMaxRuleParser's
+ * final level with nothing pruned):
+ *
+ *  1. inside scores in linear probabilities over every substate, with the closed SUM unaries
+ *     (one unary layer per cell; grammar.sum) and the pruned lexicon;
+ *  2. if the sentence probability underflows to 0, the same again with the jar's scaling
+ *     (ScalingTools: an integer exponent of base e^100 per cell and symbol, and the jar's
+ *     order of rescaling, quirks included: see maxrule_options). One deliberate difference:
+ *     when P(sentence) is subnormal, the unscaled passes (which the jar runs then) can lose
+ *     every digit of the posteriors and find no tree, where the jar prints (()); cky then
+ *     runs the scaled passes;
+ *  3. outside scores (unscaled or scaled, as the inside pass was);
+ *  4. max-c scores (doConstrainedMaxCScores): a CKY over unsplit symbols where each anchored
+ *     rule scores the log of its posterior, sum over substates of
+ *     outside(parent) * rule * inside(children) / P(sentence), lexical items and unaries alike;
+ *  5. the tree (extractBestMaxRuleParse), one intermediate symbol of a closed unary restored
+ *     from closedSumPaths, then un-annotated as the Viterbi trees are (viterbi_unannotate).
+ *
+ * The loops, their order and every operand order follow the jar, so log P(sentence) and the
+ * max-rule score reproduce its output (../shared/reference/berkeley/\*exhaustive-maxrule.tsv)
+ * to the last bits or nearly, and the trees are the same. That needs a native .gr grammar:
+ * the text export has neither the sum closure nor the lexicon's raw counts. On a text export
+ * the decoder runs with its closed Viterbi unaries as the closure and the exp of its lexicon
+ * scores (maxrule_grammar_is_exact is 0): an approximation, for measuring speed. */
+#ifndef CKY_MAXRULE_H
+#define CKY_MAXRULE_H
+
+#include "../../corpus_tools/tree.h"
+#include "../../grammar/grammar.h"
+
+typedef struct maxrule_options {
+    int force_scaled; /* for tests: run the scaled passes even when the root does not underflow */
+    int scaled_unaries_from_pre; /* the scaled passes' unaries read the cell as it was before
+                                    them, as the unscaled passes do. Without it (the default)
+                                    they follow the jar, which updates the cell parent by parent
+                                    (inside) and child by child (outside) in place, so a later
+                                    symbol sees an earlier one's unary terms: a second unary
+                                    step that the unscaled passes do not take, which changes
+                                    log P(sentence) (about 1e-4 relative on short sentences). */
+} maxrule_options;
+
+typedef struct maxrule_result {
+    double loglik; /* log P(sentence), natural log (-inf: no parse) */
+    double score;  /* the max-rule score of the tree: the sum of the logs of its rules'
+                      posteriors (-inf: no tree) */
+    int scaled;    /* 1 if the scaled passes were used */
+    tree *tree;    /* the un-annotated Penn Treebank tree (ROOT label ""); NULL if no tree */
+} maxrule_result;
+
+/* CKY_OK if g can be parsed with max-rule (a native .gr file with its sum closure, or a text
+ * export: see maxrule_grammar_is_exact); CKY_ERR_UNSUPPORTED with a message otherwise. */
+cky_status maxrule_check_grammar(const grammar *g);
+
+/* 1 if max-rule on g is the jar's (a native .gr file's sum closure and lexicon); 0 for a text
+ * export, whose closed Viterbi (max) unaries stand in for the sum closure it lacks
+ * (grammar_sum_closure.max_closure) and whose lexicon lacks the unseen-pair scores: the
+ * trees then approximate the jar's. */
+int maxrule_grammar_is_exact(const grammar *g);
+
+/* Parse words[0..n) (n >= 1) exhaustively with max-rule. opt may be NULL (defaults). A
+ * sentence without a parse is not an error: out->tree is NULL and the scores -inf (loglik is
+ * finite when the sentence has a probability but no max-rule tree). */
+cky_status maxrule_parse(const grammar *g, char *const *words, int n,
+                         const maxrule_options *opt, maxrule_result *out);
+
+#endif

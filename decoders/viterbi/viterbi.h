@@ -1,0 +1,52 @@
+/* viterbi: best-tree extraction from a filled chart, and un-annotation to Penn Treebank trees.
+ *
+ * Exact mode follows the paper's Algorithm 1 (non-recursive; the output array in prefix
+ * order is the work queue) and takes the true argmax of the chart with one tie-break rule,
+ * used by every implementation (CPU here, GPU in kernels/):
+ *   - unary step: no unary (identity) if post == pre; otherwise the closed unary P -> C whose
+ *     score equals post with the smallest global child substate id;
+ *   - binary step: the smallest split point k, then the smallest global left substate id,
+ *     then the smallest global right substate id, among derivations whose score equals pre.
+ * Berkeley mode reproduces the Berkeley parser's own back-trace (first derivation within
+ * relative 1e-5 of the cell score, binaries before unaries; docs/berkeley-grammar-spec.md
+ * §4.4), so its trees can be matched tree for tree. */
+#ifndef CKY_VITERBI_H
+#define CKY_VITERBI_H
+
+#include "../../corpus_tools/tree.h"
+#include "../../grammar/grammar.h"
+#include "../../chart/chart.h"
+
+typedef enum viterbi_mode { VITERBI_EXACT, VITERBI_BERKELEY } viterbi_mode;
+
+/* One node of a binarized tree in prefix order (2n - 1 nodes for n words): the symbol and
+ * substate required by its parent (top, post-unary layer), the symbol and substate under its
+ * closed unary (bot, pre-unary layer; equal to top when no unary is used), and its width in
+ * words. The left child of node p is p + 1, its right child p + 2 * width(left child). */
+typedef struct viterbi_node {
+    int width;
+    int top_sym, top_sub;
+    int bot_sym, bot_sub;
+} viterbi_node;
+
+/* Exact extraction into nodes[2n - 1]. Returns CKY_ERR_ARG if the sentence has no parse
+ * (root score -inf). */
+cky_status viterbi_extract_array(const grammar *g, const chart *c, viterbi_node *nodes);
+
+/* The annotated binarized tree (labels are symbol names, ROOT at the top, leaves the words)
+ * of an extraction array. */
+cky_status viterbi_array_to_tree(const grammar *g, const viterbi_node *nodes, int n,
+                                 char *const *words, tree **out);
+
+/* Extract the best parse of the sentence as an annotated binarized tree in the given mode;
+ * *out = NULL if the sentence has no parse. */
+cky_status viterbi_extract(const grammar *g, const chart *c, char *const *words,
+                           viterbi_mode mode, tree **out);
+
+/* Turn an annotated binarized tree into a Penn Treebank tree in place, as the Berkeley
+ * parser's unAnnotateTree: @-nodes spliced into their parents, labels cut at the first
+ * '-', '=' or '^' not at position 0, and the ROOT label made "" (printed as "( ... )").
+ * Returns the new root. */
+tree *viterbi_unannotate(tree *t);
+
+#endif
