@@ -99,8 +99,10 @@ $(BUILD)/cky_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/libcky.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(API_OBJ) $(BUILD)/libcky.a -lcriterion $(LDLIBS)
 
-# The whole CPU suite; tests that need a GPU skip with a message. Then the Python package's.
+# The include layers (tools/check-layers), the whole CPU suite (tests that need a GPU skip
+# with a message), then the Python package's tests.
 test: $(BUILD)/cky $(BUILD)/cky_tests
+	bash tools/check-layers
 	$(BUILD)/cky_tests -j2
 	$(MAKE) --no-print-directory test-python
 

@@ -60,11 +60,6 @@ static const char usage_text[] =
     "      --bucket-width W    lengths per bucket (default 10; 0: no buckets)\n"
     "  -h, --help              this help\n";
 
-static const bench_decoder decoders[] = {
-    {"viterbi", PARSER_DECODER_VITERBI, CODEGEN_SEMIRING_MAX_PLUS, 1},
-    {"maxrule", PARSER_DECODER_MAXRULE, CODEGEN_SEMIRING_SUM_PRODUCT, 2},
-};
-#define NDECODER ((int)(sizeof decoders / sizeof *decoders))
 
 /* The sentences of 1..maxlen words of a file. */
 static int read_sentences(const char *path, int maxlen, sentence **out, int *n, long *words)
@@ -120,8 +115,11 @@ static sums sum_stats(const parser *p)
     for (int e = 0; e < parser_engine_count(p); e++) {
         const gpu_engine *ge = parser_gpu_at(p, e);
         const gpu_stats *x = gpu_engine_stats(ge);
-        for (int k = 0; k < GPU_NSTAGE; k++)
+        t.g.nstage = x->nstage;
+        for (int k = 0; k < x->nstage; k++) {
+            t.g.stage_name[k] = x->stage_name[k];
             t.g.seconds[k] += x->seconds[k];
+        }
         for (int f = 0; f < CODEGEN_NFAMILY; f++) {
             t.g.work_items[f] += x->work_items[f];
             t.g.family_evaluations[f] += x->family_evaluations[f];
@@ -207,7 +205,7 @@ static int measure_buckets(parser *p, const sentence *s, int n, parse_result *r,
                 return -1;
             }
             sums after = sum_stats(p);
-            for (int k = 0; k < GPU_NSTAGE; k++)
+            for (int k = 0; k < after.g.nstage; k++)
                 b->stage[k] = after.g.seconds[k] - before.g.seconds[k];
         }
         nb++;
@@ -290,7 +288,7 @@ static void row_passes(bench_row *w, const sums *a, const sums *b)
                     w->pass[w->npass++] = (bench_pass_fig){
                         ps, sr, ev, b->pass.seconds[ps][sr] - a->pass.seconds[ps][sr]};
             }
-    } else if (w->dec->npass == 1) {
+    } else if (w->dec->passes == 1u << ENGINE_PASS_INSIDE) {
         w->source = BENCH_PASS_TOTALS;
         double sec = 0;
         for (int f = 0; f < CODEGEN_NFAMILY; f++)
@@ -329,8 +327,11 @@ static int measure_row(bench_run *b, parser *p, bench_row *w)
         w->evals = (after.g.rule_evaluations - before.g.rule_evaluations) / b->repeat;
         w->sub_batches = after.g.sub_batches - before.g.sub_batches;
         w->oom_retries = after.g.oom_retries - before.g.oom_retries;
-        for (int k = 0; k < GPU_NSTAGE; k++)
+        w->nstage = prof.g.nstage;
+        for (int k = 0; k < prof.g.nstage; k++) {
+            w->stage_name[k] = prof.g.stage_name[k];
             w->stage[k] = prof.g.seconds[k] - after.g.seconds[k];
+        }
         w->xx_evals = prof.g.family_evaluations[CODEGEN_XX] -
                       after.g.family_evaluations[CODEGEN_XX];
         row_passes(w, &after, &prof);
@@ -345,8 +346,8 @@ static int measure_row(bench_run *b, parser *p, bench_row *w)
             goto done;
     }
     if (b->gpu && !b->peaks_measured) {
-        for (int k = 0; k < KPEAK_NKIND; k++) {
-            if (kpeak_measure((kpeak_kind)k, 300, &b->peak[k], NULL)) {
+        for (int k = 0; k < GPU_PEAK_NKIND; k++) {
+            if (gpu_peak_measure((gpu_peak_kind)k, 300, &b->peak[k], NULL)) {
                 cli_error("bench", "%s", cky_last_error());
                 goto done;
             }
@@ -378,7 +379,7 @@ int cli_bench(int argc, char **argv)
         {0, 0, 0, 0}};
     const char *gpath = NULL, *input = NULL, *devices = NULL;
     int maxlen = 40, repeat = 3, json = 0, width = 10, c, rc = 0;
-    int decoder = -1; /* index in decoders[]; -1: all */
+    int decoder = -1; /* a parser_decoder; -1: all */
     int device_set = 0, threads_set = 0;
     parser_options popt = parser_default_options();
     popt.engine = PARSER_ENGINE_GPU;
@@ -426,12 +427,11 @@ int cli_bench(int argc, char **argv)
                 return cli_usage_error("bench", "unknown engine '%s' (known: gpu, cpu)", optarg);
             break;
         case OPT_DECODER:
-            for (decoder = 0; decoder < NDECODER; decoder++)
-                if (!strcmp(optarg, decoders[decoder].name))
-                    break;
-            if (decoder == NDECODER)
-                return cli_usage_error("bench", "unknown decoder '%s' (known: viterbi, maxrule)",
-                                       optarg);
+            parser_decoder id;
+            if (!parser_decoder_find(optarg, &id))
+                return cli_usage_error("bench", "unknown decoder '%s' (known: %s)", optarg,
+                                       parser_decoder_names());
+            decoder = (int)id;
             break;
         case OPT_JSON: json = 1; break;
         case OPT_BUCKET:
@@ -458,7 +458,7 @@ int cli_bench(int argc, char **argv)
     long words = 0;
     grammar *g = NULL;
     parser *p = NULL;
-    bench_row rows[NDECODER];
+    bench_row rows[PARSER_NDECODER];
     memset(rows, 0, sizeof rows);
     char device[1024] = "";
     int workspace = 0;
@@ -478,12 +478,12 @@ int cli_bench(int argc, char **argv)
     double grammar_seconds = clock_seconds() - t0;
     bench_run b = {.s = s, .n = n, .words = words, .maxlen = maxlen, .repeat = repeat,
                    .json = json, .width = width, .gpu = gpu};
-    for (int d = 0; d < NDECODER; d++) {
+    for (int d = 0; d < PARSER_NDECODER; d++) {
         if (decoder >= 0 && d != decoder)
             continue;
         bench_row *w = &rows[nrow++];
-        w->dec = &decoders[d];
-        popt.decoder = decoders[d].id;
+        w->dec = parser_decoder_def((parser_decoder)d);
+        popt.decoder = (parser_decoder)d;
         t0 = clock_seconds();
         cky_status st = parser_new(g, &popt, &p);
         if (st == CKY_ERR_UNSUPPORTED && decoder < 0) { /* a row saying why */
@@ -512,7 +512,7 @@ int cli_bench(int argc, char **argv)
         /* the end-to-end run makes its own parser: this one gives the device memory back */
         parser_free(p);
         p = NULL;
-        if ((rc = run_end_to_end(gpath, s, n, maxlen, &popt, decoders[d].name, devices,
+        if ((rc = run_end_to_end(gpath, s, n, maxlen, &popt, w->dec->name, devices,
                                  &w->e2e)))
             goto done;
     }

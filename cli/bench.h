@@ -5,25 +5,16 @@
 #define CKY_CLI_BENCH_H
 
 #include "../codegen/codegen.h"
-#include "../gpu/peak.h"
-#include "../gpu/gpu_engine.h"
+#include "../gpu/gpu.h"
 #include "../parser/parser.h"
 #include "bench_pass.h"
-
-/* A decoder as bench runs it: the semiring of its passes picks the peak it is held to. */
-typedef struct bench_decoder {
-    const char *name; /* as --decoder takes it */
-    parser_decoder id;
-    codegen_semiring semiring;
-    int npass; /* its passes: inside (1), inside and outside (2) */
-} bench_decoder;
 
 /* The speed of the sentences of lengths lo..hi, parsed as a batch of their own. */
 typedef struct bench_bucket {
     int lo, hi, sentences;
     long words;
     double seconds;           /* best of the timed passes */
-    double stage[GPU_NSTAGE]; /* one profiled pass (gpu engine) */
+    double stage[GPU_MAX_STAGES]; /* one profiled pass (gpu engine; the row's stages) */
 } bench_bucket;
 
 /* The end-to-end figure: the sentences through cky parse's own code (cli_parse_timed). */
@@ -47,16 +38,19 @@ typedef enum bench_pass_source {
     BENCH_PASS_TOTALS  /* the engine's totals, the decoder having one pass */
 } bench_pass_source;
 
-/* One row: a decoder on the engine. */
+/* One row: a decoder on the engine (the semiring of its passes picks the peak it is held
+ * to). */
 typedef struct bench_row {
-    const bench_decoder *dec;
+    const decoder_def *dec;
     int supported;
     char *reason;               /* why not (malloc'ed), when not supported */
     double setup, warm, best;   /* seconds */
     /* gpu engine */
     double profiled;            /* the profiled pass's wall seconds */
     double evals;               /* rule evaluations per timed pass */
-    double stage[GPU_NSTAGE];   /* of the profiled pass */
+    int nstage;                 /* the engine's and the decoder's stages */
+    const char *stage_name[GPU_MAX_STAGES];
+    double stage[GPU_MAX_STAGES]; /* of the profiled pass */
     double xx_evals;            /* the XX kernels' rule evaluations in the profiled pass */
     long sub_batches, oom_retries; /* over the timed passes (an out-of-memory error halves
                                       a sub-batch and parses it again) */
@@ -74,7 +68,7 @@ typedef struct bench_run {
     int n;
     long words;
     int maxlen, repeat, json, width, gpu;
-    double peak[KPEAK_NKIND]; /* rule evaluations/s of all devices (gpu engine) */
+    double peak[GPU_PEAK_NKIND]; /* rule evaluations/s of all devices (gpu engine) */
     int peaks_measured;
 } bench_run;
 
@@ -86,7 +80,7 @@ typedef struct bench_header {
 } bench_header;
 
 /* The peak kernel of a semiring's rule evaluation. */
-kpeak_kind bench_semiring_peak(codegen_semiring sr);
+gpu_peak_kind bench_semiring_peak(codegen_semiring sr);
 
 /* The report on stdout: one JSON object, or the text table. */
 void bench_print_json(const bench_run *b, const bench_header *h, const bench_row *rows,

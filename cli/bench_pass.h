@@ -7,7 +7,7 @@
 #ifndef CKY_CLI_BENCH_PASS_H
 #define CKY_CLI_BENCH_PASS_H
 
-#include "../gpu/gpu_engine.h"
+#include "../gpu/gpu.h"
 
 #define BENCH_NPASS ENGINE_NPASS
 #define BENCH_NSEMIRING CODEGEN_NSEMIRING

@@ -3,9 +3,9 @@
 
 #include "bench.h"
 
-kpeak_kind bench_semiring_peak(codegen_semiring sr)
+gpu_peak_kind bench_semiring_peak(codegen_semiring sr)
 {
-    return sr == CODEGEN_SEMIRING_SUM_PRODUCT ? KPEAK_SUM_PRODUCT : KPEAK_ADD_MAX;
+    return sr == CODEGEN_SEMIRING_SUM_PRODUCT ? GPU_PEAK_SUM_PRODUCT : GPU_PEAK_ADD_MAX;
 }
 
 /* `s` as a JSON string. */
@@ -23,18 +23,19 @@ static void print_json_string(const char *s)
     putchar('"');
 }
 
-/* The stage times as the members of a JSON object: {"lexicon": 0.0012, ...}; {} for the
- * cpu engine. */
-static void print_stages_json(const double *stage, int gpu)
+/* The stage times of row w as the members of a JSON object: {"lexicon": 0.0012, ...}; {}
+ * for the cpu engine. */
+static void print_stages_json(const bench_row *w, const double *stage, int gpu)
 {
     printf("{");
-    for (int k = 0; gpu && k < GPU_NSTAGE; k++)
-        printf("%s\"%s\": %.6f", k ? ", " : "", gpu_stage_name((gpu_stage)k), stage[k]);
+    for (int k = 0; gpu && k < w->nstage; k++)
+        printf("%s\"%s\": %.6f", k ? ", " : "", w->stage_name[k], stage[k]);
     printf("}");
 }
 
 /* The "buckets" member of the JSON output. */
-static void print_buckets_json(const bench_bucket *b, int nb, int width, int gpu)
+static void print_buckets_json(const bench_row *w, const bench_bucket *b, int nb, int width,
+                               int gpu)
 {
     printf(", \"bucket_width\": %d, \"buckets\": [", width);
     for (int k = 0; k < nb; k++) {
@@ -44,7 +45,7 @@ static void print_buckets_json(const bench_bucket *b, int nb, int width, int gpu
                k ? ", " : "", b[k].lo, b[k].hi, b[k].sentences, b[k].words, b[k].seconds,
                b[k].seconds > 0 ? b[k].sentences / b[k].seconds : 0.0,
                b[k].seconds > 0 ? b[k].words / b[k].seconds : 0.0);
-        print_stages_json(b[k].stage, gpu);
+        print_stages_json(w, b[k].stage, gpu);
         printf("}");
     }
     printf("]");
@@ -80,14 +81,14 @@ static void print_row_members_json(const bench_run *b, const bench_row *w)
                    "\"peak\": \"%s\", \"peak_per_second\": %.6g, \"fraction_of_peak\": %.4f}",
                    k ? ", " : "", bench_pass_name(f->pass), bench_semiring_name(f->semiring),
                    f->evals, f->seconds, rt,
-                   kpeak_kind_name(bench_semiring_peak((codegen_semiring)f->semiring)), pk,
+                   gpu_peak_kind_name(bench_semiring_peak((codegen_semiring)f->semiring)), pk,
                    rate(rt, pk));
         }
         /* the XX kernels against the peak of the decoder's semiring */
         printf("], \"xx_rule_evaluations_per_second\": %.6g, \"xx_fraction_of_peak\": %.4f, "
                "\"stage_seconds\": ",
                xx, rate(xx, peak));
-        print_stages_json(w->stage, 1);
+        print_stages_json(w, w->stage, 1);
         printf(", \"profiled_pass_seconds\": %.4f, \"sub_batches\": %ld, \"oom_retries\": %ld",
                w->profiled, w->sub_batches, w->oom_retries);
     }
@@ -100,7 +101,7 @@ static void print_row_members_json(const bench_run *b, const bench_row *w)
            "\"engine_idle_seconds\": %.4f}",
            e->total, e->startup, run, rate(b->n, e->total), rate(b->n, run),
            rate(rate(b->n, e->total), kernel), rate(rate(b->n, run), kernel), e->idle);
-    print_buckets_json(w->buckets, w->nbuckets, b->width, b->gpu);
+    print_buckets_json(w, w->buckets, w->nbuckets, b->width, b->gpu);
 }
 
 void bench_print_json(const bench_run *b, const bench_header *h, const bench_row *rows,
@@ -118,7 +119,7 @@ void bench_print_json(const bench_run *b, const bench_header *h, const bench_row
     if (b->gpu)
         printf(", \"workspace\": %d, \"peak_add_max_per_second\": %.6g, "
                "\"peak_sum_product_per_second\": %.6g",
-               h->workspace, b->peak[KPEAK_ADD_MAX], b->peak[KPEAK_SUM_PRODUCT]);
+               h->workspace, b->peak[GPU_PEAK_ADD_MAX], b->peak[GPU_PEAK_SUM_PRODUCT]);
     else
         printf(", \"threads\": %d", h->threads);
     for (int k = 0; k < nrow; k++) /* the first row that ran, as before there were rows */
@@ -162,18 +163,18 @@ static void print_row_text(const bench_run *b, const bench_row *w)
            run, rate(b->n, run), 100 * rate(rate(b->n, run), kernel), e->idle);
     if (!b->gpu)
         return;
-    kpeak_kind kind = bench_semiring_peak(w->dec->semiring);
+    gpu_peak_kind kind = bench_semiring_peak(w->dec->semiring);
     double peak = b->peak[kind];
     printf("  rule evals   %.4g per pass, %.4g /s = %.1f%% of the %s peak\n", w->evals,
-           w->evals / w->best, 100 * rate(w->evals / w->best, peak), kpeak_kind_name(kind));
+           w->evals / w->best, 100 * rate(w->evals / w->best, peak), gpu_peak_kind_name(kind));
     for (int k = 0; k < w->npass; k++) {
         const bench_pass_fig *f = &w->pass[k];
-        kpeak_kind pk = bench_semiring_peak((codegen_semiring)f->semiring);
+        gpu_peak_kind pk = bench_semiring_peak((codegen_semiring)f->semiring);
         double rt = rate(f->evals, f->seconds);
         printf("  %-12s %s, %.4g rule evals in %.4f s of rule kernels: %.4g /s = %.1f%% of the "
                "%s peak\n",
                bench_pass_name(f->pass), bench_semiring_name(f->semiring), f->evals, f->seconds,
-               rt, 100 * rate(rt, b->peak[pk]), kpeak_kind_name(pk));
+               rt, 100 * rate(rt, b->peak[pk]), gpu_peak_kind_name(pk));
     }
     printf("  sub-batches  %ld in the timed passes, %ld out-of-memory retries\n", w->sub_batches,
            w->oom_retries);
@@ -183,9 +184,9 @@ static void print_row_text(const bench_run *b, const bench_row *w)
     printf("  XX kernels   %.4g /s = %.1f%% of the %s peak\n"
            "  stages (profiled pass, %.3f s; device stages by CUDA events, XT, TX and TT "
            "overlapping XX):\n",
-           xx, 100 * rate(xx, peak), kpeak_kind_name(kind), w->profiled);
-    for (int k = 0; k < GPU_NSTAGE; k++)
-        printf("    %-15s %8.4f s\n", gpu_stage_name((gpu_stage)k), w->stage[k]);
+           xx, 100 * rate(xx, peak), gpu_peak_kind_name(kind), w->profiled);
+    for (int k = 0; k < w->nstage; k++)
+        printf("    %-15s %8.4f s\n", w->stage_name[k], w->stage[k]);
 }
 
 void bench_print_text(const bench_run *b, const bench_header *h, const bench_row *rows,
@@ -202,7 +203,7 @@ void bench_print_text(const bench_run *b, const bench_header *h, const bench_row
     if (b->gpu)
         printf("peak (add+max)      %.4g rule evaluations/s (one add and one max per rule)\n"
                "peak (sum-product)  %.4g rule evaluations/s (one fused multiply-add per rule)\n",
-               b->peak[KPEAK_ADD_MAX], b->peak[KPEAK_SUM_PRODUCT]);
+               b->peak[GPU_PEAK_ADD_MAX], b->peak[GPU_PEAK_SUM_PRODUCT]);
     for (int k = 0; k < nrow; k++)
         print_row_text(b, &rows[k]);
 }

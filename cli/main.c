@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "../gpu/gpu_dev.h"
+#include "../gpu/gpu.h"
 
 static const struct command {
     const char *name;

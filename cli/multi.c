@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gpu/gpu_device.h"
+#include "../gpu/gpu.h"
 #include "cli.h"
 
 int multi_read_devices(const char *cmd, const char *arg, parser_options *o)

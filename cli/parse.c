@@ -361,7 +361,7 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
     if (grammar_load(o.grammar, &g) ||
         (o.popt.decoder = default_decoder(&o, g), parser_new(g, &o.popt, &rn.p))) {
         rc = cli_error("parse", "%s", cky_last_error());
-    } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !maxrule_grammar_is_exact(g)) {
+    } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !grammar_sum_is_exact(g)) {
         fprintf(stderr, "cky parse: note: %s is a text export, which lacks the sum closure "
                 "of the unary rules: max-rule uses its closed Viterbi unaries instead, so the "
                 "trees approximate the Berkeley parser's (its .gr file gives them exactly)\n",

@@ -78,6 +78,9 @@ typedef enum codegen_semiring {
 
 #define CODEGEN_NSEMIRING 2
 
+/* "max-plus", "sum-product" ("?" for another value). */
+const char *codegen_semiring_name(codegen_semiring sr);
+
 /* ---- classes: class-local substate numbering ---- */
 
 typedef enum codegen_class { CODEGEN_X = 0, CODEGEN_T = 1 } codegen_class;

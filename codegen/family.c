@@ -112,3 +112,9 @@ void codegen_family_free(codegen_family *f)
     f->nrule = 0;
 }
 
+const char *codegen_semiring_name(codegen_semiring sr)
+{
+    return sr == CODEGEN_SEMIRING_MAX_PLUS      ? "max-plus"
+           : sr == CODEGEN_SEMIRING_SUM_PRODUCT ? "sum-product"
+                                                : "?";
+}

@@ -290,3 +290,48 @@ cky_status tree_sentence(const tree *t, char **out)
     *out = s;
     return CKY_OK;
 }
+
+/* ---- un-annotation ------------------------------------------------------------------- */
+
+static int is_intermediate(const tree *t)
+{
+    return t->child && t->label[0] == '@' && t->label[1] != '\0';
+}
+
+/* Un-annotate the children of t (t itself is kept). */
+static void unannotate_children(tree *t)
+{
+    tree **link = &t->child;
+    while (*link) {
+        tree *kid = *link;
+        if (is_intermediate(kid)) {
+            /* splice: kid's children take its place */
+            tree *first = kid->child, *last = first;
+            while (last->next)
+                last = last->next;
+            last->next = kid->next;
+            *link = first;
+            kid->child = NULL;
+            kid->next = NULL;
+            tree_free(kid);
+            continue; /* the spliced children are examined in turn */
+        }
+        if (kid->child) {
+            tree_strip_label(kid->label);
+            unannotate_children(kid);
+        }
+        link = &kid->next;
+    }
+}
+
+tree *tree_unannotate(tree *t)
+{
+    if (!t)
+        return NULL;
+    unannotate_children(t);
+    if (strcmp(t->label, "ROOT") == 0)
+        t->label[0] = '\0';
+    else
+        tree_strip_label(t->label);
+    return t;
+}

@@ -91,4 +91,10 @@ cky_status tree_words(const tree *t, char ***words, int *n);
  * of the sentence as a parser reads it. */
 cky_status tree_sentence(const tree *t, char **out);
 
+/* Turn an annotated binarized tree into a Penn Treebank tree in place, as the Berkeley
+ * parser's unAnnotateTree: @-nodes spliced into their parents, labels cut at the first
+ * '-', '=' or '^' not at position 0, and the ROOT label made "" (printed as "( ... )").
+ * Returns the new root. */
+tree *tree_unannotate(tree *t);
+
 #endif

@@ -1,13 +1,11 @@
-/* gpu_dev: one GPU of the GPU engine (see gpu_dev.h). */
-#include "gpu_dev.h"
-
+/* gpu_dev: one GPU of the GPU engine (gpu.h's gpu_dev; internal.h). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernels.h"
 #include "../util/workers.h"
+#include "internal.h"
 
 #define DEFAULT_WIDTH (1 << 17) /* work items per workspace: a launch must fill 132 SMs */
 #define DEFAULT_BLOCK_TILES 4
@@ -16,22 +14,33 @@ _Static_assert(KERNELS_TILE == CODEGEN_THREADS, "one workspace tile layout");
 
 struct event_pair {
     cudaEvent_t start, stop;
-    gpu_stage stage;
+    int stage;
     engine_pass pass;
     codegen_semiring semiring;
 };
 
-const char *gpu_stage_name(gpu_stage s)
+int gpu_dev_stage(gpu_dev *d, const char *name)
 {
-    static const char *const name[GPU_NSTAGE] = {
-        [GPU_STAGE_LEXICON] = "lexicon",       [GPU_STAGE_HOST] = "host",
-        [GPU_STAGE_TRANSFER] = "transfer",     [GPU_STAGE_GATHER] = "copy-transpose",
-        [GPU_STAGE_REDUCE] = "reduce",         [GPU_STAGE_UNARY] = "unary",
-        [GPU_STAGE_VITERBI] = "viterbi",       [GPU_STAGE_MAXC_SUMS] = "max-c sums",
-        [GPU_STAGE_MAXC_CELLS] = "max-c cells", [GPU_STAGE_MAXC] = "max-c"};
-    if (s >= GPU_STAGE_XX && s <= GPU_STAGE_FAMILY_LAST)
-        return codegen_family_name((codegen_family_id)(s - GPU_STAGE_XX));
-    return s < GPU_NSTAGE ? name[s] : "?";
+    gpu_stats *st = &d->stats;
+    for (int k = 0; k < st->nstage; k++)
+        if (!strcmp(st->stage_name[k], name))
+            return k;
+    CKY_ASSERT(st->nstage < GPU_MAX_STAGES, "more than %d profiling stages", GPU_MAX_STAGES);
+    st->stage_name[st->nstage] = name;
+    return st->nstage++;
+}
+
+/* The engine's stages, in gpu_stage order. */
+static void name_engine_stages(gpu_dev *d)
+{
+    static const char *const name[GPU_NSTAGE_ENGINE] = {
+        [GPU_STAGE_LEXICON] = "lexicon",   [GPU_STAGE_HOST] = "host",
+        [GPU_STAGE_TRANSFER] = "transfer", [GPU_STAGE_GATHER] = "copy-transpose",
+        [GPU_STAGE_REDUCE] = "reduce",     [GPU_STAGE_UNARY] = "unary"};
+    for (int s = 0; s < GPU_NSTAGE_ENGINE; s++)
+        gpu_dev_stage(d, s >= GPU_STAGE_XX && s <= GPU_STAGE_FAMILY_LAST
+                             ? codegen_family_name((codegen_family_id)(s - GPU_STAGE_XX))
+                             : name[s]);
 }
 
 cky_status gpu_buffer_need(gpu_buffer *b, size_t bytes, int pinned)
@@ -99,7 +108,7 @@ cky_status gpu_dev_prof_begin(gpu_dev *d)
     return CKY_OK;
 }
 
-cky_status gpu_dev_prof_end(gpu_dev *d, gpu_stage stage)
+cky_status gpu_dev_prof_end(gpu_dev *d, int stage)
 {
     if (!d->profile)
         return CKY_OK;
@@ -183,16 +192,16 @@ static cky_status compile_main(void *arg)
 }
 
 /* The search tables for the tree pass and the unary step, built in host memory (*arg, a
- * kviterbi_csr) beside the context and the compile (eng-sm6-shape: 0.3 s). */
+ * gpu_rules) beside the context and the compile (eng-sm6-shape: 0.3 s). */
 typedef struct tables_job {
     const grammar *g;
-    kviterbi_csr h;
+    gpu_rules h;
 } tables_job;
 
 static cky_status tables_main(void *arg)
 {
     tables_job *j = arg;
-    return kviterbi_csr_build(j->g, &j->h);
+    return gpu_rules_build(j->g, &j->h);
 }
 
 /* The jobs of the max-plus program (job[0]) and, when `sum`, the three sum-product roles. */
@@ -221,7 +230,7 @@ static void compile_start(compile_job *job, workers_task *task, int from, int n,
  * when `sum`) and build the search tables (*h, host memory), in parallel where the
  * threads start (the compile also needs the device's architecture before its context
  * exists). */
-static cky_status dev_open_compile(gpu_dev *d, int id, int sum, kviterbi_csr *h)
+static cky_status dev_open_compile(gpu_dev *d, int id, int sum, gpu_rules *h)
 {
     compile_job job[4];
     workers_task task[4], tables;
@@ -269,61 +278,40 @@ typedef struct load_job {
     const codegen_program *const *p; /* n programs */
     gpu_kernel *(*kernel)[CODEGEN_NFAMILY];
     int n;
-    int device;     /* the CUDA device current on the calling thread */
-    int next;       /* the next kernel to load, in program and family order (atomic) */
-    int total;
-    cky_status st;  /* the first failure */
-    char error[1024];
-    pthread_mutex_t lock;
+    int device; /* the CUDA device current on the calling thread */
 } load_job;
 
-static void *load_worker(void *arg)
+/* Load kernel x of the programs, counted in program and family order. */
+static cky_status load_kernel(void *arg, long x, int worker)
 {
     load_job *j = arg;
-    cudaError_t set = cudaSetDevice(j->device);
-    for (int x; (x = __atomic_fetch_add(&j->next, 1, __ATOMIC_RELAXED)) < j->total;) {
-        int q = 0, f = 0;
-        while (x >= j->p[q]->part[f].nkernel) {
-            x -= j->p[q]->part[f].nkernel;
-            if (++f == CODEGEN_NFAMILY) {
-                f = 0;
-                q++;
-            }
+    GPU_CHECK(cudaSetDevice(j->device));
+    int q = 0, f = 0;
+    while (x >= j->p[q]->part[f].nkernel) {
+        x -= j->p[q]->part[f].nkernel;
+        if (++f == CODEGEN_NFAMILY) {
+            f = 0;
+            q++;
         }
-        const codegen_compiled *c = &j->p[q]->kernel[f][x];
-        cky_status st = set != cudaSuccess ? GPU_STATUS(set)
-                        : gpu_kernel_load(c->cubin, c->cubin_size, c->name,
-                                          &j->kernel[q][f][x]);
-        pthread_mutex_lock(&j->lock);
-        if (st && !j->st) {
-            j->st = st;
-            snprintf(j->error, sizeof j->error, "%s", cky_last_error());
-        }
-        pthread_mutex_unlock(&j->lock);
     }
-    return NULL;
+    const codegen_compiled *c = &j->p[q]->kernel[f][x];
+    return gpu_kernel_load(c->cubin, c->cubin_size, c->name, &j->kernel[q][f][x]);
 }
 
 cky_status gpu_dev_load_programs(const codegen_program *const *p,
                                  gpu_kernel *kernel[][CODEGEN_NFAMILY], int n)
 {
-    load_job j = {.p = p, .kernel = kernel, .n = n, .lock = PTHREAD_MUTEX_INITIALIZER};
+    load_job j = {.p = p, .kernel = kernel, .n = n};
     GPU_CHECK(cudaGetDevice(&j.device));
+    long total = 0;
     for (int q = 0; q < n; q++)
         for (int f = 0; f < CODEGEN_NFAMILY; f++) {
             int nk = p[q]->part[f].nkernel;
             if (!(kernel[q][f] = calloc((size_t)nk + 1, sizeof **kernel[q])))
                 return cky_fail(CKY_ERR_NOMEM, "out of memory");
-            j.total += nk;
+            total += nk;
         }
-    workers_run(j.total < LOAD_THREADS ? j.total : LOAD_THREADS, load_worker, &j);
-    pthread_mutex_destroy(&j.lock);
-    return j.st ? cky_fail(j.st, "%s", j.error) : CKY_OK;
-}
-
-cky_status gpu_dev_load_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
-{
-    return gpu_dev_load_programs(&p, (gpu_kernel *(*)[CODEGEN_NFAMILY])kernel, 1);
+    return workers_for(LOAD_THREADS, total, load_kernel, &j);
 }
 
 void gpu_dev_unload_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN_NFAMILY])
@@ -336,18 +324,20 @@ void gpu_dev_unload_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN
     }
 }
 
-/* Load the compiled kernels, upload the search tables h, make the workspaces and the
- * stream. */
-static cky_status dev_load(gpu_dev *d, const kviterbi_csr *h, int sum_only)
+/* Load the compiled kernels (the max-plus ones unless `sum_only`), upload the search tables
+ * h, make the workspaces and the stream. */
+static cky_status dev_load(gpu_dev *d, const gpu_rules *h, int sum_only)
 {
-    cky_status st = sum_only ? CKY_OK : gpu_dev_load_kernels(d->prog, d->kernel);
+    cky_status st = sum_only ? CKY_OK
+                             : gpu_dev_load_programs((const codegen_program *const *)&d->prog,
+                                                     &d->kernel, 1);
     if (st)
         return st;
     const codegen_classes *cl = &d->prog->classes;
     for (int c = 0; c < 2; c++)
         if ((st = upload((void **)&d->d_row[c], cl->global[c], (size_t)cl->n[c] * sizeof(int))))
             return st;
-    if ((st = kviterbi_tables_upload(h, &d->tables)))
+    if ((st = gpu_rule_tables_upload(h, &d->tables)))
         return st;
     int rows = cl->n[CODEGEN_X] > cl->n[CODEGEN_T] ? cl->n[CODEGEN_X] : cl->n[CODEGEN_T];
     d->tile = (rows ? rows : 1) * KERNELS_TILE;
@@ -393,8 +383,10 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
         free(d);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
-    kviterbi_csr h = {0};
-    cky_status st = dev_open_compile(d, o->device, o->sum_only, &h);
+    name_engine_stages(d);
+    int sum_only = o->semiring == CODEGEN_SEMIRING_SUM_PRODUCT;
+    gpu_rules h = {0};
+    cky_status st = dev_open_compile(d, o->device, sum_only, &h);
     if (!st) {
         int sms = d->info.sm_count;
         d->chunk = o->chunk >= 0 ? o->chunk : sms / 2 > 1 ? sms / 2 : 1;
@@ -402,9 +394,9 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
         snprintf(d->desc, sizeof d->desc, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB)",
                  d->info.name, d->info.id, d->info.cc_major, d->info.cc_minor,
                  d->info.sm_count, d->info.total_memory / 1073741824.0);
-        st = dev_load(d, &h, o->sum_only);
+        st = dev_load(d, &h, sum_only);
     }
-    kviterbi_csr_free_host(&h);
+    gpu_rules_free(&h);
     if (st) {
         gpu_dev_free(d);
         return st;
@@ -422,7 +414,7 @@ void gpu_dev_free(gpu_dev *d)
     for (int r = 0; r < 3; r++)
         codegen_program_free(d->sum_prog[r]);
     free(d->cache_dir);
-    kviterbi_tables_free(d->tables);
+    gpu_rule_tables_free(d->tables);
     for (int c = 0; c < 2; c++)
         cudaFree(d->d_row[c]);
     for (int w = 0; w < 3; w++) {
@@ -507,7 +499,7 @@ static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, pla
             if ((st = gpu_kernel_launch(&d->kernel[f][k], grid, block, args, stream)))
                 return st;
         }
-        if ((st = gpu_dev_prof_end(d, (gpu_stage)(GPU_STAGE_XX + f))) ||
+        if ((st = gpu_dev_prof_end(d, GPU_STAGE_XX + f)) ||
             (st = gpu_dev_prof_begin(d)))
             return st;
         GPU_CHECK(kernels_reduce((const int *)ws[2], tile, n, parent + first,
@@ -547,7 +539,7 @@ static cky_status dev_unary(void *ctx, const plan *p, engine_pass pass, codegen_
         return st;
     plan_segment sg = p->cell[d];
     const int *cells = gpu_items_at(dev->d_items.p, p).cells;
-    const kviterbi_csr *t = &dev->tables->dev;
+    const gpu_rules *t = &dev->tables->dev;
     GPU_CHECK(kernels_unary(dev->pre.p, dev->post.p, dev->nsub, cells + sg.first, (int)sg.count,
                             t->un_first, t->un_child, t->un_w, dev->unary_lanes, dev->stream));
     return gpu_dev_prof_end(dev, GPU_STAGE_UNARY);

@@ -1,5 +1,5 @@
-/* gpu: device plumbing (see gpu.h). */
-#include "gpu_device.h"
+/* gpu_device: device plumbing (see gpu.h). */
+#include "gpu.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
-/* gpu: the GPU engine (see gpu.h): sub-batches, lexical scores on host threads, the plan's
- * item arrays, the inside pass on the device and the decoder's steps. */
-#include "gpu_engine.h"
+/* gpu_engine: the GPU engine (see gpu.h): sub-batches, lexical scores on host threads, the
+ * plan's item arrays, the decoder's passes on the device and its steps. */
+#include "gpu.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -9,12 +9,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kernels.h"
-#include "../util/clock.h"
-#include "gpu_sum.h"
 #include "../semiring/sum_rules.h"
+#include "../util/clock.h"
 #include "../util/workers.h"
-#include "../decoders/viterbi/viterbi.h"
+#include "internal.h"
 
 #define MEMORY_SHARE 0.8 /* of the free device memory, for the charts and items */
 
@@ -28,7 +26,14 @@ struct gpu_engine {
     gpu_sum *sum;     /* the sum-product passes, made on first use */
 };
 
-gpu_sum *gpu_engine_sum(gpu_engine *e) { return e->sum; }
+gpu_sum_layers gpu_engine_sum_layers(gpu_engine *e)
+{
+    gpu_sum *s = e->sum;
+    if (!s)
+        return (gpu_sum_layers){0};
+    return (gpu_sum_layers){e->dev->pre.p, e->dev->post.p, s->opre.p, s->opost.p,
+                            s->epre, s->epost, s->eopre, s->eopost};
+}
 
 void gpu_engine_profile(gpu_engine *e, int on) { e->dev->profile = on; }
 
@@ -49,7 +54,8 @@ cky_status gpu_engine_new(const grammar *g, const gpu_dev_options *o, gpu_engine
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     e->threads = cores > 0 ? (int)cores : 1;
     cky_status st = gpu_dev_new(g, o, &e->dev);
-    if (!st && o->sum_only) /* a max-rule parser: its kernels now, not at the first parse */
+    if (!st && o->semiring == CODEGEN_SEMIRING_SUM_PRODUCT) /* its kernels now, not at the
+                                                               first parse */
         st = gpu_sum_new(e->dev, &e->sum);
     if (st) {
         gpu_dev_free(e->dev);
@@ -80,49 +86,28 @@ typedef struct lex_job {
     const int *rep;    /* words whose rep is not themselves are not scored (find_repeats) */
     float *out;
     int *exps; /* not NULL: the sum-product passes' scaled linear scores and exponents */
-    int n, next;
-    cky_status st;
-    char *error;
-    pthread_mutex_t lock;
+    double *scratch; /* nsub_total doubles per worker */
 } lex_job;
 
-static void *lex_worker(void *arg)
+/* The lexical scores of sentence k's words. */
+static cky_status lex_sentence(void *arg, long k, int worker)
 {
     lex_job *j = arg;
     int nsub = j->g->nsub_total;
-    double *scratch = malloc((size_t)nsub * sizeof *scratch);
-    for (;;) {
-        pthread_mutex_lock(&j->lock);
-        int k = j->st || !scratch ? j->n : j->next++;
-        if (!scratch && !j->st) {
-            j->st = cky_fail(CKY_ERR_NOMEM, "out of memory");
-            j->error = strdup(cky_last_error());
-        }
-        pthread_mutex_unlock(&j->lock);
-        if (k >= j->n)
-            break;
-        for (int i = 0; i < j->s[k].n; i++) {
-            if (j->rep[j->word0[k] + i] != j->word0[k] + i)
-                continue;
-            float *o = j->out + (size_t)(j->word0[k] + i) * nsub;
-            cky_status st = j->exps ? sum_rules_lexical(j->g, j->s[k].words[i], i, o,
-                                                        j->exps + j->word0[k] + i, scratch)
-                                    : grammar_score_word(j->g, j->s[k].words[i], i, scratch);
-            if (st) {
-                pthread_mutex_lock(&j->lock);
-                if (!j->st) {
-                    j->st = st;
-                    j->error = strdup(cky_last_error());
-                }
-                pthread_mutex_unlock(&j->lock);
-                break;
-            }
-            for (int x = 0; x < nsub && !j->exps; x++)
-                o[x] = (float)scratch[x];
-        }
+    double *scratch = j->scratch + (size_t)worker * nsub;
+    for (int i = 0; i < j->s[k].n; i++) {
+        if (j->rep[j->word0[k] + i] != j->word0[k] + i)
+            continue;
+        float *o = j->out + (size_t)(j->word0[k] + i) * nsub;
+        cky_status st = j->exps ? sum_rules_lexical(j->g, j->s[k].words[i], i, o,
+                                                    j->exps + j->word0[k] + i, scratch)
+                                : grammar_score_word(j->g, j->s[k].words[i], i, scratch);
+        if (st)
+            return st;
+        for (int x = 0; x < nsub && !j->exps; x++)
+            o[x] = (float)scratch[x];
     }
-    free(scratch);
-    return NULL;
+    return CKY_OK;
 }
 
 /* rep[w] for each word w of the batch (word0[k] + i: word i of sentence k): the first word
@@ -175,19 +160,20 @@ static cky_status find_repeats(const sentence *s, int n, const long *word0, long
 static cky_status score_words(gpu_engine *e, const sentence *s, int n, const long *word0,
                               const int *rep, float *out, int *exps)
 {
-    lex_job j = {e->g, s, word0, rep, out, exps, n, 0, CKY_OK, NULL,
-                 PTHREAD_MUTEX_INITIALIZER};
-    workers_run(e->threads < n ? e->threads : n, lex_worker, &j);
-    cky_status st = j.st ? cky_fail(j.st, "%s", j.error ? j.error : "lexicon failed") : CKY_OK;
-    free(j.error);
+    int threads = e->threads < n ? e->threads : n;
+    lex_job j = {e->g, s, word0, rep, out, exps,
+                 malloc((size_t)(threads > 0 ? threads : 1) * e->g->nsub_total * sizeof(double))};
+    cky_status st = j.scratch ? workers_for(threads, n, lex_sentence, &j)
+                              : cky_fail(CKY_ERR_NOMEM, "out of memory");
+    free(j.scratch);
     return st;
 }
 
 /* ---- one sub-batch ---- */
 
-/* Device bytes a sentence of n words needs (charts, items, tree nodes), for sub-batch
- * sizing. */
-static size_t sentence_bytes(const gpu_engine *e, int n, int sum)
+/* Device bytes a sentence of n words needs (charts, items, the sum-product layers, the
+ * decoder's own), for sub-batch sizing. */
+static size_t sentence_bytes(const gpu_engine *e, int n, const gpu_decoder *dec)
 {
     long c[CODEGEN_NFAMILY], nitem = 0;
     plan_count_items(n, c);
@@ -195,37 +181,28 @@ static size_t sentence_bytes(const gpu_engine *e, int n, int sum)
         nitem += c[f];
     size_t items = (size_t)nitem * 3 + chart_ncells(n) + 1;
     size_t b = chart_ncells(n) * (size_t)e->dev->nsub * 2 * sizeof(float) + items * sizeof(int) +
-               (size_t)(2 * n) * (sizeof(viterbi_node) + sizeof(int)) + 32;
-    if (sum)
+               dec->sentence_bytes(dec->ctx, n);
+    if (dec->semiring == CODEGEN_SEMIRING_SUM_PRODUCT)
         b += chart_ncells(n) * gpu_sum_cell_bytes(e->sum) + nitem * gpu_sum_item_bytes();
     return b;
 }
 
-/* Filling the work items of a plan, one span length at a time, on host threads. */
+/* Filling the work items of a plan, one span length at a time (d = k + 2), on host threads. */
 typedef struct fill_job {
     const plan *p;
     gpu_items it;
-    int next; /* the next span length to fill */
-    pthread_mutex_t lock;
 } fill_job;
 
-static void *fill_worker(void *arg)
+static cky_status fill_span(void *arg, long k, int worker)
 {
     fill_job *j = arg;
-    const plan *p = j->p;
-    for (;;) {
-        pthread_mutex_lock(&j->lock);
-        int d = j->next++;
-        pthread_mutex_unlock(&j->lock);
-        if (d > p->maxn)
-            break;
-        for (int f = 0; f < CODEGEN_NFAMILY; f++) {
-            long m = p->bin[d * CODEGEN_NFAMILY + f].first;
-            plan_fill_items(p, d, (codegen_family_id)f, j->it.left + m, j->it.right + m,
-                            j->it.parent + m, NULL);
-        }
+    int d = (int)k + 2;
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        long m = j->p->bin[d * CODEGEN_NFAMILY + f].first;
+        plan_fill_items(j->p, d, (codegen_family_id)f, j->it.left + m, j->it.right + m,
+                        j->it.parent + m, NULL);
     }
-    return NULL;
+    return CKY_OK;
 }
 
 /* The plan of a sub-batch and its host item arrays (gpu_items in the device's h_items). */
@@ -249,8 +226,8 @@ static cky_status plan_build(gpu_engine *e, const sentence *s, int n, int sum, p
     gpu_items it = gpu_items_at(e->dev->h_items.p, p);
     for (int k = 0; k < n; k++)
         it.roots[k] = (int)plan_root_cell(p, k);
-    fill_job j = {p, it, 2, PTHREAD_MUTEX_INITIALIZER};
-    workers_run(e->threads < p->maxn ? e->threads : p->maxn, fill_worker, &j);
+    fill_job j = {p, it};
+    workers_for(e->threads, p->maxn - 1, fill_span, &j);
     for (int d = 1; d <= p->maxn; d++)
         plan_fill_cells(p, d, it.cells + p->cell[d].first);
     return CKY_OK;
@@ -263,7 +240,7 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
 {
     gpu_dev *d = e->dev;
     plan p;
-    int sum = dec->sum;
+    int sum = dec->semiring == CODEGEN_SEMIRING_SUM_PRODUCT;
     double t0 = clock_seconds();
     cky_status st = plan_build(e, s, n, sum, &p);
     if (!st)
@@ -315,16 +292,17 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
     TRY(cudaStreamSynchronize(d->stream));
     d->stats.seconds[GPU_STAGE_TRANSFER] += clock_seconds() - t2;
 #undef TRY
-    if (!st && !sum)
-        st = engine_run_pass(&gpu_dev_ops, d, &p, ENGINE_PASS_INSIDE, CODEGEN_SEMIRING_MAX_PLUS);
-    if (!st && sum)
-        st = engine_run_pass(&gpu_sum_ops, e->sum, &p, ENGINE_PASS_INSIDE,
-                             CODEGEN_SEMIRING_SUM_PRODUCT);
-    if (!st && sum)
-        st = gpu_sum_begin_outside(e->sum, &p);
-    if (!st && sum)
-        st = engine_run_pass(&gpu_sum_ops, e->sum, &p, ENGINE_PASS_OUTSIDE,
-                             CODEGEN_SEMIRING_SUM_PRODUCT);
+    /* the decoder's passes in its semiring: inside, then (sum-product) outside */
+    const engine_ops *ops = sum ? &gpu_sum_ops : &gpu_dev_ops;
+    void *ctx = sum ? (void *)e->sum : (void *)d;
+    for (int pass = 0; pass < ENGINE_NPASS && !st; pass++) {
+        if (!(dec->passes & 1u << pass))
+            continue;
+        if (pass == ENGINE_PASS_OUTSIDE)
+            st = gpu_sum_begin_outside(e->sum, &p);
+        if (!st)
+            st = engine_run_pass(ops, ctx, &p, (engine_pass)pass, dec->semiring);
+    }
     if (!st)
         st = dec->finish(dec->ctx, d, &p, first);
     if (!st)
@@ -356,8 +334,14 @@ cky_status gpu_engine_parse(gpu_engine *e, const sentence *s, int n, const gpu_d
     for (int k = 0; k < n; k++)
         if (s[k].n < 1)
             return cky_fail(CKY_ERR_ARG, "gpu engine: sentence %d has no words", k + 1);
+    int sum = dec->semiring == CODEGEN_SEMIRING_SUM_PRODUCT;
+    unsigned inside = 1u << ENGINE_PASS_INSIDE, outside = 1u << ENGINE_PASS_OUTSIDE;
+    if (dec->semiring >= CODEGEN_NSEMIRING ||
+        (dec->passes != inside && !(sum && dec->passes == (inside | outside))))
+        return cky_fail(CKY_ERR_ARG, "gpu engine: no such passes (0x%x) in the %s semiring",
+                        dec->passes, codegen_semiring_name(dec->semiring));
     gpu_dev *d = e->dev;
-    if (dec->sum && !e->sum) {
+    if (sum && !e->sum) {
         cky_status st = gpu_sum_new(d, &e->sum);
         if (st)
             return st;
@@ -374,7 +358,7 @@ cky_status gpu_engine_parse(gpu_engine *e, const sentence *s, int n, const gpu_d
         size_t bytes = 0;
         int m = 0;
         while (first + m < n && m < limit) {
-            size_t b = sentence_bytes(e, s[first + m].n, dec->sum);
+            size_t b = sentence_bytes(e, s[first + m].n, dec);
             if (m > 0 && bytes + b > budget)
                 break;
             bytes += b;

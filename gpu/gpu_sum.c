@@ -1,13 +1,12 @@
-/* gpu_sum: the sum-product passes on a GPU device (see gpu_sum.h). */
-#include "gpu_sum.h"
-
+/* gpu_sum: the sum-product passes on a GPU device (internal.h; what they leave: gpu.h's
+ * gpu_sum_layers). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../decoders/maxrule/maxc_gpu.h"
 #include "../semiring/sum_rules.h"
 #include "../util/workers.h"
+#include "internal.h"
 
 /* ---- setup ---- */
 
@@ -212,8 +211,6 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
         workers_start(&load, load_roles, s);
         st = upload_tables(s);
         if (!st)
-            st = gpu_maxc_new(d, &s->maxc);
-        if (!st)
             st = make_folds(s);
         if (!st)
             st = GPU_STATUS(cudaEventCreateWithFlags(&s->xx_added, cudaEventDisableTiming));
@@ -242,7 +239,6 @@ void gpu_sum_free(gpu_sum *s)
     gpu_buffer_free(&s->side_part, 0);
     if (s->xx_added)
         cudaEventDestroy(s->xx_added);
-    gpu_maxc_free(s->maxc);
     cudaFree(s->tables);
     gpu_buffer_free(&s->opre, 0);
     gpu_buffer_free(&s->opost, 0);
@@ -254,7 +250,7 @@ void gpu_sum_free(gpu_sum *s)
 
 size_t gpu_sum_cell_bytes(const gpu_sum *s)
 {
-    return 2 * (size_t)s->d->nsub * 4 + 4 * 4 + gpu_maxc_cell_bytes(s->d);
+    return 2 * (size_t)s->d->nsub * 4 + 4 * 4;
 }
 
 size_t gpu_sum_item_bytes(void) { return 2 * sizeof(int); }
@@ -409,7 +405,7 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
                                                  stream));
             }
         }
-        if ((st = gpu_dev_prof_end(dev, (gpu_stage)(GPU_STAGE_XX + f))))
+        if ((st = gpu_dev_prof_end(dev, GPU_STAGE_XX + f)))
             return st;
         if (lane.side) /* after XX's adds (not counted in the stage) */
             GPU_CHECK(cudaStreamWaitEvent(stream, s->xx_added, 0));

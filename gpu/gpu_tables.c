@@ -1,6 +1,6 @@
-/* viterbi_tables: host side of the GPU Viterbi (see viterbi_gpu.h): the CSR search tables
- * built from the grammar, their upload, and the checked launch. */
-#include "gpu_tables.h"
+/* gpu_tables: the grammar's rule tables (gpu_rules, gpu.h): the CSR arrays built from the
+ * grammar on host threads, and their upload. */
+#include "gpu.h"
 
 #include <limits.h>
 #include <math.h>
@@ -11,13 +11,6 @@
 
 #include "../util/gpu_check.h"
 #include "../util/workers.h"
-
-/* The launcher hands nodes to the device as 5 ints each: the layout must match. */
-_Static_assert(sizeof(viterbi_node) == 5 * sizeof(int), "viterbi_node is 5 packed ints");
-_Static_assert(offsetof(viterbi_node, width) == 0 && offsetof(viterbi_node, top_sym) == 4 &&
-                   offsetof(viterbi_node, top_sub) == 8 && offsetof(viterbi_node, bot_sym) == 12 &&
-                   offsetof(viterbi_node, bot_sub) == 16,
-               "viterbi_node field order");
 
 typedef struct bin_entry {
     int l, r;
@@ -43,7 +36,7 @@ static int cmp_un(const void *a, const void *b)
     return (x->c > y->c) - (x->c < y->c);
 }
 
-void kviterbi_csr_free_host(kviterbi_csr *c)
+void gpu_rules_free(gpu_rules *c)
 {
     if (!c)
         return;
@@ -151,10 +144,10 @@ static void count_unary(const grammar *g, int *first, long *total)
     *total = n;
 }
 
-cky_status kviterbi_csr_build(const grammar *g, kviterbi_csr *out)
+cky_status gpu_rules_build(const grammar *g, gpu_rules *out)
 {
     int nsub = g->nsub_total;
-    kviterbi_csr c = {0};
+    gpu_rules c = {0};
     bin_entry *be = NULL;
     un_entry *ue = NULL;
     int *pos = NULL;
@@ -183,9 +176,9 @@ cky_status kviterbi_csr_build(const grammar *g, kviterbi_csr *out)
         nb += c.bin_first[p + 1];
     count_unary(g, c.un_first, &nu);
     if (nb > INT_MAX || nu > INT_MAX) {
-        kviterbi_csr_free_host(&c);
+        gpu_rules_free(&c);
         free(pos);
-        return cky_fail(CKY_ERR_LIMIT, "viterbi tables: %ld binary and %ld unary substate "
+        return cky_fail(CKY_ERR_LIMIT, "rule tables: %ld binary and %ld unary substate "
                         "rules, more than %d", nb, nu, INT_MAX);
     }
     c.nbinary = (int)nb;
@@ -245,12 +238,12 @@ nomem:
     free(be);
     free(ue);
     free(pos);
-    kviterbi_csr_free_host(&c);
-    return cky_fail(CKY_ERR_NOMEM, "viterbi tables: out of memory");
+    gpu_rules_free(&c);
+    return cky_fail(CKY_ERR_NOMEM, "rule tables: out of memory");
 }
 
 /* Free the device arrays of a table (device pointers, cudaFree(NULL) is fine). */
-static void csr_free_device(kviterbi_csr *d)
+static void csr_free_device(gpu_rules *d)
 {
     void *ptrs[] = {d->sym,      d->sub_offset, d->bin_first, d->bin_left, d->bin_right,
                     d->bin_w,    d->un_first,   d->un_child,  d->un_w};
@@ -269,7 +262,7 @@ static cky_status upload(void **dst, const void *src, size_t bytes)
     return CKY_OK;
 }
 
-static cky_status upload_all(const kviterbi_csr *h, kviterbi_csr *d)
+static cky_status upload_all(const gpu_rules *h, gpu_rules *d)
 {
     size_t ni = sizeof(int), nf = sizeof(float), nsub1 = (size_t)h->nsub + 1;
     size_t nb = (size_t)h->nbinary, nu = (size_t)h->nunary;
@@ -287,12 +280,12 @@ static cky_status upload_all(const kviterbi_csr *h, kviterbi_csr *d)
     return CKY_OK;
 }
 
-cky_status kviterbi_tables_upload(const kviterbi_csr *h, kviterbi_tables **out)
+cky_status gpu_rule_tables_upload(const gpu_rules *h, gpu_rule_tables **out)
 {
     *out = NULL;
-    kviterbi_tables *t = calloc(1, sizeof *t);
+    gpu_rule_tables *t = calloc(1, sizeof *t);
     if (!t)
-        return cky_fail(CKY_ERR_NOMEM, "viterbi tables: out of memory");
+        return cky_fail(CKY_ERR_NOMEM, "rule tables: out of memory");
     t->dev.nsym = h->nsym;
     t->dev.nsub = h->nsub;
     t->dev.root = h->root;
@@ -300,42 +293,28 @@ cky_status kviterbi_tables_upload(const kviterbi_csr *h, kviterbi_tables **out)
     t->dev.nunary = h->nunary;
     cky_status st = upload_all(h, &t->dev);
     if (st) {
-        kviterbi_tables_free(t);
+        gpu_rule_tables_free(t);
         return st;
     }
     *out = t;
     return CKY_OK;
 }
 
-cky_status kviterbi_tables_new(const grammar *g, kviterbi_tables **out)
+cky_status gpu_rule_tables_new(const grammar *g, gpu_rule_tables **out)
 {
     *out = NULL;
-    kviterbi_csr h = {0};
-    cky_status st = kviterbi_csr_build(g, &h);
+    gpu_rules h = {0};
+    cky_status st = gpu_rules_build(g, &h);
     if (!st)
-        st = kviterbi_tables_upload(&h, out);
-    kviterbi_csr_free_host(&h);
+        st = gpu_rule_tables_upload(&h, out);
+    gpu_rules_free(&h);
     return st;
 }
 
-void kviterbi_tables_free(kviterbi_tables *t)
+void gpu_rule_tables_free(gpu_rule_tables *t)
 {
     if (!t)
         return;
     csr_free_device(&t->dev);
     free(t);
-}
-
-cky_status kviterbi_run(const kviterbi_tables *t, const float *pre, const float *post, int nsub,
-                        int nsent, const int *n, const long long *cell0, const int *node0,
-                        viterbi_node *nodes, int *status, cudaStream_t stream)
-{
-    if (!t || nsub != t->dev.nsub || nsent < 0)
-        return cky_fail(CKY_ERR_ARG, "kviterbi_run: %d substates per cell for tables of %d, "
-                        "%d sentences", nsub, t ? t->dev.nsub : -1, nsent);
-    if (nsent == 0)
-        return CKY_OK;
-    GPU_CHECK(kviterbi_launch(&t->dev, pre, post, nsub, nsent, n, cell0, node0, nodes, status,
-                              stream));
-    return CKY_OK;
 }

@@ -1,4 +1,6 @@
-/* kernels: hand-written device code of the GPU engine (CUDA C++ .cu files, C launchers).
+/* kernels: the GPU backend's hand-written device code (CUDA C++ .cu files, C launchers)
+ * and what device and host code share: the chart and workspace layouts, the rule tables, the
+ * peak kernels. C and C++ (the .cu files include it; host code has it through gpu/gpu.h).
  *
  * The device chart of a batch (shared by every kernel here and by the GPU Viterbi):
  *   - nsub = grammar.nsub_total float32 scores per cell layer, indexed by global substate id;
@@ -15,12 +17,11 @@
  *
  * Every launcher enqueues on `stream` and returns cudaGetLastError(): check it with
  * GPU_CHECK (util/gpu_check.h). */
-#ifndef CKY_KERNELS_H
-#define CKY_KERNELS_H
+#ifndef CKY_GPU_KERNELS_H
+#define CKY_GPU_KERNELS_H
 
 #include <cuda_runtime_api.h>
 
-#include "../decoders/maxrule/maxc_rules.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -28,6 +29,77 @@ extern "C" {
 
 #define KERNELS_NINF_BITS 0xff800000u /* the bits of float -inf */
 #define KERNELS_TILE 128              /* work items per workspace tile (CODEGEN_THREADS) */
+
+/* ---- the grammar's rule tables (built and uploaded by gpu/gpu.h's gpu_rules_*) ---- */
+
+/* CSR arrays over global parent substate ids (grammar.sub_offset[sym] + sub), all in one
+ * memory space (host for gpu_rules_build, device inside gpu_rule_tables), built from the
+ * grammar with every -inf entry dropped (it can never match a finite score); each parent's
+ * entries sorted by (left, right) or by child, so that the smallest matching key is the
+ * smallest matching entry index. The unary step reads the unary ones, the GPU Viterbi
+ * (decoders/viterbi) both. Weights are the grammar's double scores cast to float. */
+typedef struct gpu_rules {
+    int nsym;        /* grammar.nsym */
+    int nsub;        /* grammar.nsub_total */
+    int root;        /* global id of ROOT's substate 0: grammar.sub_offset[0] */
+    int nbinary;     /* binary entries: grammar_count_binary(g) */
+    int nunary;      /* unary entries: grammar_count_unary(g) */
+    int *sym;        /* [nsub]: symbol of each global id */
+    int *sub_offset; /* [nsym]: grammar.sub_offset */
+    /* binary entries of parent substate p: bin_first[p] .. bin_first[p + 1] - 1, ascending
+     * by (bin_left, bin_right), both global ids; bin_w the float score */
+    int *bin_first;  /* [nsub + 1] */
+    int *bin_left, *bin_right;
+    float *bin_w;
+    /* closed unary entries of parent substate p: un_first[p] .. un_first[p + 1] - 1,
+     * ascending by un_child (global id); un_w the float score */
+    int *un_first;   /* [nsub + 1] */
+    int *un_child;
+    float *un_w;
+} gpu_rules;
+
+/* ---- the peaks (gpu/gpu.h: gpu_peak_measure) ---- */
+
+/* The peak micro-benchmarks, the ceilings of rule evaluation in each semiring (gpu/peak.cu).
+ *
+ * One "rule evaluation" is what a generated kernel does per rule (codegen/emit.c), the
+ * weight a compile-time immediate and lr (the left and right scores combined, once per
+ * (L, R) pair) already in a register:
+ *   - add+max (max-plus, Viterbi): P = fmaxf(P, lr + w): one FADD and one FMNMX;
+ *   - sum-product (max-rule's inside and outside): P = fmaf(lr, w, P): one FFMA.
+ * The kernel of each kind keeps GPU_PEAK_CHAINS parent scores per thread in registers and,
+ * in each step, updates every parent from every parent's score of the step before (an
+ * all-pairs GPU_PEAK_CHAINS x GPU_PEAK_CHAINS block of distinct weights), GPU_PEAK_STEPS
+ * steps per loop trip: independent chains hide the latency, the scores change every step so
+ * nothing can be hoisted, and the maximum of each thread's scores is stored so nothing is
+ * dead. It runs on every SM of the current device at full occupancy and is timed with CUDA
+ * events after a warm-up launch. The two kinds differ only in the rule. */
+#define GPU_PEAK_CHAINS 8 /* parent scores per thread */
+#define GPU_PEAK_STEPS 4  /* all-pairs steps per loop trip */
+#define GPU_PEAK_THREADS 256
+/* rule evaluations per thread per loop trip (either kind) */
+#define GPU_PEAK_RULES_PER_TRIP (GPU_PEAK_STEPS * GPU_PEAK_CHAINS * GPU_PEAK_CHAINS)
+#define GPU_PEAK_MIN_MS 10 /* the timed launch's target duration is clamped to these */
+#define GPU_PEAK_MAX_MS 10000
+#define GPU_PEAK_CALIBRATION_TRIPS 4096 /* loop trips of the warm-up and calibration launch */
+
+/* The rule of a peak kernel, named after the semiring whose kernels it stands for. */
+typedef enum gpu_peak_kind {
+    GPU_PEAK_ADD_MAX = 0,     /* one add and one max per rule (max-plus) */
+    GPU_PEAK_SUM_PRODUCT = 1, /* one fused multiply-add per rule (sum-product) */
+    GPU_PEAK_NKIND
+} gpu_peak_kind;
+
+/* Launchers of gpu/peak.cu (for gpu_peak_measure): resident GPU_PEAK_THREADS-thread blocks
+ * of the kernel of `kind` per SM, and a launch of `blocks` blocks running `trips` loop trips,
+ * each thread storing its result in out[blocks * GPU_PEAK_THREADS]. Return
+ * cudaGetLastError() or the occupancy call's error (cudaErrorInvalidValue for an unknown
+ * kind). */
+cudaError_t gpu_peak_blocks_per_sm(gpu_peak_kind kind, int *blocks_per_sm);
+cudaError_t gpu_peak_launch(gpu_peak_kind kind, float *out, int blocks, int trips, float seed,
+                            cudaStream_t stream);
+
+/* ---- the chart kernels (chart_kernels.cu) ---- */
 
 /* a[x * stride + t] = value for x < rows, t < n (32-bit words: float bits or keys). */
 cudaError_t kernels_fill(void *a, int rows, int n, long long stride, unsigned value,
@@ -60,12 +132,12 @@ cudaError_t kernels_unary_setup(int nsub, int *lanes);
 /* Closed unary step over `ncell` cells: for each listed cell c and substate p,
  *   post[c][p] = max(pre[c][p], max over unary entries (p <- q, w) of pre[c][q] + w),
  * the entries of parent p being child[first[p] .. first[p+1]) and weight[...] (CSR of
- * global ids; kviterbi_csr's un_* tables); `lanes` from kernels_unary_setup. */
+ * global ids; gpu_rules' un_* tables); `lanes` from kernels_unary_setup. */
 cudaError_t kernels_unary(const float *pre, float *post, int nsub, const int *cell, int ncell,
                           const int *first, const int *child, const float *weight, int lanes,
                           cudaStream_t stream);
 
-/* ---- the sum-product passes (sum_kernels.cu; the arithmetic of parser/sum_rules.h) ---- */
+/* ---- the sum-product passes (sum_kernels.cu; the arithmetic of semiring/sum_rules.h) ---- */
 
 /* The work items of a list: item m of position t is index[t] (first + t when index is
  * NULL); it sends to cell dest[m], with the exponent ea[ca[m]] + eb[cb[m]]. Inside: dest =
@@ -134,37 +206,6 @@ cudaError_t kernels_sum_roots(float *opost, int *eopost, int nsub, const int *ro
 cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
                                  const int *index, int n, const int *row, int rows, float *ws,
                                  long long tile, cudaStream_t stream);
-
-/* ---- max-rule's max-c scores and trees (maxc_kernels.cu; parser/maxc_rules.h) ---- */
-
-#define MAXC_UNARIES_MAX 20480 /* the most closed unaries kernels_maxc_span takes (their sums
-                                  fill 160 KiB of a block's shared memory) */
-
-/* Each symbol's best binary candidate in each listed cell (cells[3 m ..]: the sentence's
- * first cell c0, its words n, the start i; the cell is (i, i + span)), span >= 2: its
- * score, split and children into y's bscore, split, left and right (none: -inf and -1),
- * from the sums S of the candidates that may beat their parent's bounds (the others are
- * skipped). scratch: kernels_maxc_scratch(t, ncell) bytes of device memory. */
-cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y, const int *cells,
-                              int ncell, int span, double *scratch, cudaStream_t stream);
-
-/* Bytes of kernels_maxc_sums' scratch over ncell cells (a task counter and a few blocks'
- * warps' worth however many cells). */
-size_t kernels_maxc_scratch(const maxc_tables *t, int ncell);
-
-/* Span `span` of max-c over the listed cells (as for kernels_maxc_sums, which took the
- * binary candidates of spans >= 2 before): the POS tags' lexical scores (span 1), then
- * every symbol's best unary. cudaErrorInvalidValue when the grammar has more than
- * MAXC_UNARIES_MAX closed unaries. */
-cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y, const int *cells,
-                              int ncell, int span, cudaStream_t stream);
-
-/* For each sentence k (sent[2 k ..]: c0, n): maxc_extract into nodes + node0[k] (its stack
- * at stack + node0[k]); result[4 k ..]: its status, its node count, the bits of ROOT's post
- * value over the sentence and its exponent; score[k] ROOT's max-c score. */
-cudaError_t kernels_maxc_walk(const maxc_tables *t, const maxc_layers *y, const int *sent,
-                              int n, const long long *node0, int *nodes, int *stack,
-                              int *result, double *score, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

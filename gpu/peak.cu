@@ -1,10 +1,10 @@
-/* peak.cu: the peak kernels (see peak.h), one template over the rule of its kind.
+/* peak: the peak kernels (gpu.h, gpu/kernels.h), one template over the rule of its kind.
  *
  * add+max: each rule evaluation compiles to one FADD with an immediate weight and one
  * FMNMX. sum-product: to one FFMA with an immediate weight (the generated sum-product text's
  * `P = CKY_FMA(P, lr, w)`, i.e. fmaf(lr, w, P)). Check with
  *     cuobjdump -sass build/kernels/peak.o | grep -c FFMA     (and FADD, FMNMX)
- * that each kernel's loop body holds KPEAK_RULES_PER_TRIP (256) of its kind's instructions
+ * that each kernel's loop body holds GPU_PEAK_RULES_PER_TRIP (256) of its kind's instructions
  * (both kernels together: 256 FFMA, 256 FADD, 270 FMNMX).
  * Seen for sm_90 with nvcc 13.0: add+max 256 FADD, 263 FMNMX (the loop's 256 and the final
  * reduction's 7), no FFMA, the loop's only other instructions its counter, compare and
@@ -12,7 +12,7 @@
  * weight in a mov.f32 first, for ptxas to fold into the FFMA's immediate as in the generated
  * kernels: to be seen in the SASS) and 7 max.f32, no add.f32; test_peak.c checks these PTX
  * counts for both kernels. */
-#include "peak.h"
+#include "kernels.h"
 
 namespace {
 
@@ -22,7 +22,7 @@ namespace {
 /* add+max: negative (log scores). */
 __host__ __device__ constexpr float weight_add_max(int j, int k)
 {
-    return -(float)(1 + j * KPEAK_CHAINS + k) * 0.0078125f;
+    return -(float)(1 + j * GPU_PEAK_CHAINS + k) * 0.0078125f;
 }
 
 /* sum-product: small and positive off the diagonal, about -1/2 on it, so that a step
@@ -31,21 +31,21 @@ __host__ __device__ constexpr float weight_add_max(int j, int k)
 __host__ __device__ constexpr float weight_sum_product(int j, int k)
 {
     return j == k ? -(0.5f + (float)k * 0.015625f)
-                  : (float)(1 + j * KPEAK_CHAINS + k) * 0.0009765625f;
+                  : (float)(1 + j * GPU_PEAK_CHAINS + k) * 0.0009765625f;
 }
 
 /* One rule evaluation of each kind: the parent's new score from its score p, the combined
  * children lr and the weight of rule (j, k). */
 template <int KIND> struct rule;
 
-template <> struct rule<KPEAK_ADD_MAX> {
+template <> struct rule<GPU_PEAK_ADD_MAX> {
     static __device__ __forceinline__ float eval(float p, float lr, int j, int k)
     {
         return fmaxf(p, lr + weight_add_max(j, k)); /* FADD + FMNMX */
     }
 };
 
-template <> struct rule<KPEAK_SUM_PRODUCT> {
+template <> struct rule<GPU_PEAK_SUM_PRODUCT> {
     static __device__ __forceinline__ float eval(float p, float lr, int j, int k)
     {
         return fmaf(lr, weight_sum_product(j, k), p); /* FFMA */
@@ -53,58 +53,58 @@ template <> struct rule<KPEAK_SUM_PRODUCT> {
 };
 
 template <int KIND>
-__global__ void __launch_bounds__(KPEAK_THREADS) kpeak_kernel(float *out, int trips, float seed)
+__global__ void __launch_bounds__(GPU_PEAK_THREADS) gpu_peak_kernel(float *out, int trips, float seed)
 {
-    const int tid = blockIdx.x * KPEAK_THREADS + threadIdx.x;
-    float p[KPEAK_CHAINS];
+    const int tid = blockIdx.x * GPU_PEAK_THREADS + threadIdx.x;
+    float p[GPU_PEAK_CHAINS];
 #pragma unroll
-    for (int k = 0; k < KPEAK_CHAINS; k++)
+    for (int k = 0; k < GPU_PEAK_CHAINS; k++)
         p[k] = seed * (float)(tid % 1024 + k);
     for (int trip = 0; trip < trips; trip++) {
 #pragma unroll
-        for (int step = 0; step < KPEAK_STEPS; step++) {
-            float lr[KPEAK_CHAINS]; /* the scores of the step before */
+        for (int step = 0; step < GPU_PEAK_STEPS; step++) {
+            float lr[GPU_PEAK_CHAINS]; /* the scores of the step before */
 #pragma unroll
-            for (int k = 0; k < KPEAK_CHAINS; k++)
+            for (int k = 0; k < GPU_PEAK_CHAINS; k++)
                 lr[k] = p[k];
 #pragma unroll
-            for (int k = 0; k < KPEAK_CHAINS; k++)
+            for (int k = 0; k < GPU_PEAK_CHAINS; k++)
 #pragma unroll
-                for (int j = 0; j < KPEAK_CHAINS; j++)
+                for (int j = 0; j < GPU_PEAK_CHAINS; j++)
                     p[k] = rule<KIND>::eval(p[k], lr[j], j, k);
         }
     }
     float m = p[0];
 #pragma unroll
-    for (int k = 1; k < KPEAK_CHAINS; k++)
+    for (int k = 1; k < GPU_PEAK_CHAINS; k++)
         m = fmaxf(m, p[k]);
     out[tid] = m;
 }
 
 } // namespace
 
-extern "C" cudaError_t kpeak_blocks_per_sm(kpeak_kind kind, int *blocks_per_sm)
+extern "C" cudaError_t gpu_peak_blocks_per_sm(gpu_peak_kind kind, int *blocks_per_sm)
 {
     switch (kind) {
-    case KPEAK_ADD_MAX:
+    case GPU_PEAK_ADD_MAX:
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            blocks_per_sm, kpeak_kernel<KPEAK_ADD_MAX>, KPEAK_THREADS, 0);
-    case KPEAK_SUM_PRODUCT:
+            blocks_per_sm, gpu_peak_kernel<GPU_PEAK_ADD_MAX>, GPU_PEAK_THREADS, 0);
+    case GPU_PEAK_SUM_PRODUCT:
         return cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-            blocks_per_sm, kpeak_kernel<KPEAK_SUM_PRODUCT>, KPEAK_THREADS, 0);
+            blocks_per_sm, gpu_peak_kernel<GPU_PEAK_SUM_PRODUCT>, GPU_PEAK_THREADS, 0);
     default: return cudaErrorInvalidValue;
     }
 }
 
-extern "C" cudaError_t kpeak_launch(kpeak_kind kind, float *out, int blocks, int trips,
+extern "C" cudaError_t gpu_peak_launch(gpu_peak_kind kind, float *out, int blocks, int trips,
                                     float seed, cudaStream_t stream)
 {
     switch (kind) {
-    case KPEAK_ADD_MAX:
-        kpeak_kernel<KPEAK_ADD_MAX><<<blocks, KPEAK_THREADS, 0, stream>>>(out, trips, seed);
+    case GPU_PEAK_ADD_MAX:
+        gpu_peak_kernel<GPU_PEAK_ADD_MAX><<<blocks, GPU_PEAK_THREADS, 0, stream>>>(out, trips, seed);
         break;
-    case KPEAK_SUM_PRODUCT:
-        kpeak_kernel<KPEAK_SUM_PRODUCT><<<blocks, KPEAK_THREADS, 0, stream>>>(out, trips, seed);
+    case GPU_PEAK_SUM_PRODUCT:
+        gpu_peak_kernel<GPU_PEAK_SUM_PRODUCT><<<blocks, GPU_PEAK_THREADS, 0, stream>>>(out, trips, seed);
         break;
     default: return cudaErrorInvalidValue;
     }

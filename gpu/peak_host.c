@@ -1,33 +1,31 @@
-/* peak_host: timing of the peak kernels (see peak.h), and its arithmetic. */
-#include "peak.h"
+/* peak_host: timing of the peak kernels (gpu.h: gpu_peak_measure), and its arithmetic. */
+#include "gpu.h"
 
 #include <limits.h>
 
-#include "../util/gpu_check.h"
-#include "gpu_device.h"
 
-const char *kpeak_kind_name(kpeak_kind kind)
+const char *gpu_peak_kind_name(gpu_peak_kind kind)
 {
     switch (kind) {
-    case KPEAK_ADD_MAX: return "add+max";
-    case KPEAK_SUM_PRODUCT: return "sum-product";
+    case GPU_PEAK_ADD_MAX: return "add+max";
+    case GPU_PEAK_SUM_PRODUCT: return "sum-product";
     default: return "?";
     }
 }
 
-double kpeak_launch_evaluations(int blocks, int trips)
+double gpu_peak_launch_evaluations(int blocks, int trips)
 {
-    return (double)blocks * KPEAK_THREADS * trips * KPEAK_RULES_PER_TRIP;
+    return (double)blocks * GPU_PEAK_THREADS * trips * GPU_PEAK_RULES_PER_TRIP;
 }
 
-/* target_ms within KPEAK_MIN_MS .. KPEAK_MAX_MS. */
+/* target_ms within GPU_PEAK_MIN_MS .. GPU_PEAK_MAX_MS. */
 static int clamp_target(int target_ms)
 {
-    return target_ms < KPEAK_MIN_MS ? KPEAK_MIN_MS
-           : target_ms > KPEAK_MAX_MS ? KPEAK_MAX_MS : target_ms;
+    return target_ms < GPU_PEAK_MIN_MS ? GPU_PEAK_MIN_MS
+           : target_ms > GPU_PEAK_MAX_MS ? GPU_PEAK_MAX_MS : target_ms;
 }
 
-int kpeak_timed_trips(int trips, float ms, int target_ms)
+int gpu_peak_timed_trips(int trips, float ms, int target_ms)
 {
     double want = (double)trips * clamp_target(target_ms) / (ms > 0.001f ? ms : 0.001f);
     if (want > trips)
@@ -36,11 +34,11 @@ int kpeak_timed_trips(int trips, float ms, int target_ms)
 }
 
 /* Time one launch of `trips` loop trips: milliseconds into *ms. */
-static cky_status timed_launch(kpeak_kind kind, float *out, int blocks, int trips,
+static cky_status timed_launch(gpu_peak_kind kind, float *out, int blocks, int trips,
                                cudaEvent_t start, cudaEvent_t stop, float *ms)
 {
     GPU_CHECK(cudaEventRecord(start, 0));
-    GPU_CHECK(kpeak_launch(kind, out, blocks, trips, -0.001f, 0));
+    GPU_CHECK(gpu_peak_launch(kind, out, blocks, trips, -0.001f, 0));
     GPU_CHECK(cudaEventRecord(stop, 0));
     GPU_CHECK(cudaEventSynchronize(stop));
     GPU_CHECK(cudaEventElapsedTime(ms, start, stop));
@@ -48,19 +46,19 @@ static cky_status timed_launch(kpeak_kind kind, float *out, int blocks, int trip
 }
 
 /* The measurement proper, on allocated resources. */
-static cky_status measure(kpeak_kind kind, int target_ms, float *out, int blocks,
+static cky_status measure(gpu_peak_kind kind, int target_ms, float *out, int blocks,
                           cudaEvent_t start, cudaEvent_t stop, int *trips_out, float *ms_out)
 {
     cky_status st;
     float ms;
     /* warm-up: clocks up, module loaded */
-    if ((st = timed_launch(kind, out, blocks, KPEAK_CALIBRATION_TRIPS, start, stop, &ms)))
+    if ((st = timed_launch(kind, out, blocks, GPU_PEAK_CALIBRATION_TRIPS, start, stop, &ms)))
         return st;
     /* calibration */
-    int trips = KPEAK_CALIBRATION_TRIPS;
+    int trips = GPU_PEAK_CALIBRATION_TRIPS;
     if ((st = timed_launch(kind, out, blocks, trips, start, stop, &ms)))
         return st;
-    trips = kpeak_timed_trips(trips, ms, target_ms);
+    trips = gpu_peak_timed_trips(trips, ms, target_ms);
     if ((st = timed_launch(kind, out, blocks, trips, start, stop, &ms)))
         return st;
     *trips_out = trips;
@@ -68,27 +66,27 @@ static cky_status measure(kpeak_kind kind, int target_ms, float *out, int blocks
     return CKY_OK;
 }
 
-cky_status kpeak_measure(kpeak_kind kind, int target_ms, double *rule_evals_per_second,
-                         kpeak_detail *detail)
+cky_status gpu_peak_measure(gpu_peak_kind kind, int target_ms, double *rule_evals_per_second,
+                         gpu_peak_detail *detail)
 {
-    if ((unsigned)kind >= KPEAK_NKIND)
-        return cky_fail(CKY_ERR_ARG, "kpeak: unknown kind %d", (int)kind);
+    if ((unsigned)kind >= GPU_PEAK_NKIND)
+        return cky_fail(CKY_ERR_ARG, "peak: unknown kind %d", (int)kind);
     if (gpu_count() == 0)
-        return cky_fail(CKY_ERR_NO_DEVICE, "kpeak: no CUDA device (no GPU, or no usable "
-                        "driver): the %s peak is not measured", kpeak_kind_name(kind));
+        return cky_fail(CKY_ERR_NO_DEVICE, "peak: no CUDA device (no GPU, or no usable "
+                        "driver): the %s peak is not measured", gpu_peak_kind_name(kind));
     int dev, per_sm;
     GPU_CHECK(cudaGetDevice(&dev));
     struct cudaDeviceProp prop;
     GPU_CHECK(cudaGetDeviceProperties(&prop, dev));
-    GPU_CHECK(kpeak_blocks_per_sm(kind, &per_sm));
+    GPU_CHECK(gpu_peak_blocks_per_sm(kind, &per_sm));
     if (per_sm < 1)
-        return cky_fail(CKY_ERR_CUDA, "kpeak: the %s kernel cannot run on %s",
-                        kpeak_kind_name(kind), prop.name);
+        return cky_fail(CKY_ERR_CUDA, "peak: the %s kernel cannot run on %s",
+                        gpu_peak_kind_name(kind), prop.name);
     int blocks = prop.multiProcessorCount * per_sm;
 
     float *out = NULL;
     cudaEvent_t start = NULL, stop = NULL;
-    GPU_CHECK(cudaMalloc((void **)&out, (size_t)blocks * KPEAK_THREADS * sizeof *out));
+    GPU_CHECK(cudaMalloc((void **)&out, (size_t)blocks * GPU_PEAK_THREADS * sizeof *out));
     cky_status st = GPU_STATUS(cudaEventCreate(&start));
     if (!st)
         st = GPU_STATUS(cudaEventCreate(&stop));
@@ -104,7 +102,7 @@ cky_status kpeak_measure(kpeak_kind kind, int target_ms, double *rule_evals_per_
     if (st)
         return st;
 
-    double evals = kpeak_launch_evaluations(blocks, trips);
+    double evals = gpu_peak_launch_evaluations(blocks, trips);
     double seconds = ms * 1e-3;
     *rule_evals_per_second = evals / seconds;
     if (detail) {

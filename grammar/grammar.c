@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "../util/io.h"
+#include "lexicon_berkeley.h"
 
 struct grammar_builder {
     int nsym, cap_sym;
@@ -447,3 +448,17 @@ cky_status grammar_load_source(const char *spec, grammar **out)
     free(prefix);
     return st;
 }
+
+cky_status grammar_check_sum(const grammar *g)
+{
+    if (!g->sum)
+        return cky_fail(CKY_ERR_UNSUPPORTED,
+                        "%s: the max-rule decoder needs the sum closure of the unary rules, "
+                        "which this grammar file lacks", g->source);
+    if (!g->sum->max_closure && lexicon_berkeley_check(g))
+        return cky_fail(CKY_ERR_UNSUPPORTED, "%s: the max-rule decoder needs the native .gr "
+                        "file's lexicon: %s", g->source, cky_last_error());
+    return CKY_OK;
+}
+
+int grammar_sum_is_exact(const grammar *g) { return g->sum && !g->sum->max_closure; }

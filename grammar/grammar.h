@@ -134,4 +134,15 @@ cky_status grammar_score_word(const grammar *g, const char *word, int loc, doubl
 long grammar_count_binary(const grammar *g);
 long grammar_count_unary(const grammar *g);
 
+/* CKY_OK if g has what the sum-product passes (the max-rule decoder) need: a sum closure of
+ * its unary rules and, unless the closure is a text export's stand-in (max_closure), the
+ * native .gr file's lexicon; CKY_ERR_UNSUPPORTED with a message otherwise. */
+cky_status grammar_check_sum(const grammar *g);
+
+/* 1 if the sum-product passes over g are the Berkeley parser's (a native .gr file's sum
+ * closure and lexicon); 0 for a text export, whose closed Viterbi (max) unaries stand in for
+ * the sum closure it lacks (grammar_sum_closure.max_closure) and whose lexicon lacks the
+ * unseen-pair scores: max-rule trees then approximate the jar's. */
+int grammar_sum_is_exact(const grammar *g);
+
 #endif

@@ -1,5 +1,6 @@
-/* parser: engine dispatch, CPU threads over sentences, the decoder's steps, and a pool of
- * engines (parser/pool.h) when more than one is asked for. */
+/* parser: the front door (see parser.h): the engine a parser runs, its decoder's part for
+ * that engine, and a pool of parsers of one engine each (parser/pool.h) when more than one
+ * engine is asked for. */
 #include "parser.h"
 
 #include <math.h>
@@ -8,32 +9,33 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu/gpu_device.h"
-#include "../decoders/maxrule/maxrule.h"
-#include "../util/workers.h"
 #include "../engines/cpu/cpu.h"
-#include "../decoders/decoders.h"
-#include "../gpu/gpu_engine.h"
-#include "../decoders/viterbi/viterbi_gpu.h"
+#include "../gpu/gpu.h"
+#include "../util/workers.h"
 #include "pool.h"
-#include "../engines/ref/ref.h"
+
+#define BATCH_GPU 8192 /* parser_batch_size: sentences per gpu engine */
+#define BATCH_CPU 256
+#define BATCH_REF 64
 
 struct parser {
     const grammar *g;
     parser_options opt;
-    cpu_engine *cpu; /* engine cpu */
-    gpu_engine *gpu; /* engine gpu */
-    gpu_viterbi *gpu_viterbi; /* the Viterbi decoder on its device */
-    const decode_def *decoder;
-    parser **sub; /* a pool's engines, each a parser of one engine */
+    const decoder_def *dec;
+    const decoder_part *part; /* the decoder's part for the engine */
+    decoder_env env;          /* what the part was opened with */
+    void *state;              /* the part's state (NULL until opened) */
+    cpu_engine *cpu;          /* engine cpu */
+    gpu_engine *gpu;          /* engine gpu */
+    parser **sub;             /* a pool's engines, each a parser of one engine */
     int nsub;
     pool *pool;
 };
 
 parser_decoder parser_default_decoder(const grammar *g)
 {
-    return !maxrule_check_grammar(g) && maxrule_grammar_is_exact(g) ? PARSER_DECODER_MAXRULE
-                                                                   : PARSER_DECODER_VITERBI;
+    return !grammar_check_sum(g) && grammar_sum_is_exact(g) ? PARSER_DECODER_MAXRULE
+                                                            : PARSER_DECODER_VITERBI;
 }
 
 parser_options parser_default_options(void)
@@ -59,6 +61,14 @@ struct gpu_engine *parser_gpu_at(const parser *p, int k)
     return p->pool ? p->sub[k]->gpu : p->gpu;
 }
 
+int parser_batch_size(const parser *p)
+{
+    int one = p->opt.engine == PARSER_ENGINE_GPU   ? BATCH_GPU
+              : p->opt.engine == PARSER_ENGINE_CPU ? BATCH_CPU
+                                                   : BATCH_REF;
+    return one * (p->opt.engines > 1 ? p->opt.engines : 1);
+}
+
 int parser_failures(const parser *p, const parser_failure **out)
 {
     *out = NULL;
@@ -73,14 +83,13 @@ static cky_status pool_engine_parse(void *engine, const sentence *s, int n, pars
 /* The making of a pool's engines: engine k is a parser of one engine, on devices[k]. */
 typedef struct making {
     parser *p;
-    int next;                     /* next engine to make, under lock */
-    cky_status *st;               /* each engine's status */
-    char (*why)[256];             /* and its message (cky_fail's is per thread) */
-    pthread_mutex_t lock;
+    cky_status *st;   /* each engine's status */
+    char (*why)[256]; /* and its message (cky_fail's is per thread) */
 } making;
 
-static void make_engine(making *mk, int k)
+static cky_status make_engine(void *arg, long k, int worker)
 {
+    making *mk = arg;
     const parser_options *opt = &mk->p->opt;
     parser_options so = *opt;
     so.engines = so.fail_engine = 0;
@@ -91,19 +100,13 @@ static void make_engine(making *mk, int k)
         snprintf(mk->why[k], sizeof mk->why[k], "device %d: %s", so.device, cky_last_error());
     else if (mk->st[k])
         snprintf(mk->why[k], sizeof mk->why[k], "%s", cky_last_error());
+    return CKY_OK; /* each engine's own status is kept: the others go on */
 }
 
-static void *make_worker(void *arg)
+/* engine k + 1 of the pool, for workers_for over the engines after the first */
+static cky_status make_later_engine(void *arg, long k, int worker)
 {
-    making *mk = arg;
-    for (;;) {
-        pthread_mutex_lock(&mk->lock);
-        int k = mk->next++;
-        pthread_mutex_unlock(&mk->lock);
-        if (k >= mk->p->nsub)
-            return NULL;
-        make_engine(mk, k);
-    }
+    return make_engine(arg, k + 1, worker);
 }
 
 /* The engines of a pool, one parser each: the first alone (it compiles the kernels into the
@@ -120,28 +123,32 @@ static cky_status pool_start(parser *p)
                         opt->engines);
     int n = opt->engines;
     p->sub = calloc((size_t)n, sizeof *p->sub);
-    making mk = {p, 1, calloc((size_t)n, sizeof *mk.st), calloc((size_t)n, sizeof *mk.why),
-                 PTHREAD_MUTEX_INITIALIZER};
+    making mk = {p, calloc((size_t)n, sizeof *mk.st), calloc((size_t)n, sizeof *mk.why)};
     cky_status st = CKY_OK;
     if (!p->sub || !mk.st || !mk.why) {
         st = cky_fail(CKY_ERR_NOMEM, "out of memory");
     } else {
         p->nsub = n; /* parser_free frees what was made */
-        make_engine(&mk, 0);
+        make_engine(&mk, 0, 0);
         if (!mk.st[0] && n > 1)
-            workers_run(n - 1, make_worker, &mk);
+            workers_for(n - 1, n - 1, make_later_engine, &mk);
         for (int k = 0; k < n && !st; k++) /* the first failure (engine 0's stops all) */
             if (mk.st[k])
                 st = cky_fail(mk.st[k], "%s", mk.why[k]);
     }
     free(mk.st);
     free(mk.why);
-    pthread_mutex_destroy(&mk.lock);
     if (!st)
         st = pool_new((void *const *)p->sub, n, pool_engine_parse, &p->pool);
     if (!st && opt->fail_engine)
         pool_inject_failure(p->pool, opt->fail_engine - 1, opt->fail_after);
     return st;
+}
+
+/* The part of decoder dec for engine e. */
+static const decoder_part *part_for(const decoder_def *dec, parser_engine e)
+{
+    return e == PARSER_ENGINE_GPU ? &dec->gpu : e == PARSER_ENGINE_CPU ? &dec->cpu : &dec->ref;
 }
 
 cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
@@ -150,15 +157,13 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         return cky_fail(CKY_ERR_ARG, "max length must be at least 1 (got %d)", opt->max_length);
     if ((unsigned)opt->engine > PARSER_ENGINE_GPU)
         return cky_fail(CKY_ERR_ARG, "unknown engine %d", (int)opt->engine);
-    const decode_def *dec = decode_get(opt->decoder);
+    const decoder_def *dec = parser_decoder_def(opt->decoder);
     if (!dec)
         return cky_fail(CKY_ERR_ARG, "unknown decoder %d", (int)opt->decoder);
-    if (opt->engine == PARSER_ENGINE_CPU && !dec->chart && !dec->cpu)
-        return cky_fail(CKY_ERR_UNSUPPORTED, "the %s decoder does not run on the cpu engine "
-                        "(use --engine ref)", dec->name);
-    if (opt->engine == PARSER_ENGINE_GPU && opt->decoder != PARSER_DECODER_VITERBI && !dec->gpu)
-        return cky_fail(CKY_ERR_UNSUPPORTED, "the gpu engine has no device part for the %s "
-                        "decoder yet (use --engine cpu or ref)", dec->name);
+    const decoder_part *part = part_for(dec, opt->engine);
+    if (!part->open)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "the %s decoder does not run on the %s engine",
+                        dec->title, parser_engine_name(opt->engine));
     if (dec->check) {
         cky_status st = dec->check(g);
         if (st)
@@ -169,7 +174,8 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     p->g = g;
     p->opt = *opt;
-    p->decoder = dec;
+    p->dec = dec;
+    p->part = part;
     if (p->opt.threads <= 0) {
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         p->opt.threads = cores > 0 ? (int)cores : 1;
@@ -177,21 +183,24 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     cky_status st = CKY_OK;
     if (opt->engines > 1 || opt->fail_engine) { /* the test hook needs the pool */
         st = pool_start(p);
-    } else if (opt->engine == PARSER_ENGINE_CPU) {
-        cpu_engine_options co = {p->opt.threads, opt->workspace, opt->cache_dir};
-        st = cpu_engine_new(g, &co, &p->cpu);
-    } else if (opt->engine == PARSER_ENGINE_GPU) {
-        /* a max-rule parser runs the sum-product kernels alone */
-        gpu_dev_options go = {.device = opt->device,
-                              .width = opt->workspace,
-                              .block_tiles = opt->block_tiles,
-                              .chunk = opt->chunk,
-                              .cache_dir = opt->cache_dir,
-                              .sum_only = opt->decoder == PARSER_DECODER_MAXRULE,
-                              .part_mb = opt->part_mb};
-        st = gpu_engine_new(g, &go, &p->gpu);
+    } else {
+        if (opt->engine == PARSER_ENGINE_CPU) {
+            cpu_engine_options co = {p->opt.threads, opt->workspace, opt->cache_dir};
+            st = cpu_engine_new(g, &co, &p->cpu);
+        } else if (opt->engine == PARSER_ENGINE_GPU) {
+            gpu_dev_options go = {.device = opt->device,
+                                  .width = opt->workspace,
+                                  .block_tiles = opt->block_tiles,
+                                  .chunk = opt->chunk,
+                                  .cache_dir = opt->cache_dir,
+                                  .semiring = dec->semiring,
+                                  .part_mb = opt->part_mb};
+            st = gpu_engine_new(g, &go, &p->gpu);
+        }
+        p->env = (decoder_env){.g = g, .opt = {.backtrace = opt->backtrace},
+                               .threads = p->opt.threads, .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
-            st = gpu_viterbi_new(p->gpu, &p->gpu_viterbi);
+            st = part->open(&p->env, &p->state);
     }
     if (st) {
         parser_free(p);
@@ -211,168 +220,11 @@ void parser_free(parser *p)
     free(p->sub);
     if (p->gpu)
         gpu_engine_use(p->gpu); /* its device, whichever thread made it */
+    if (p->state && p->part->close)
+        p->part->close(p->state);
     cpu_engine_free(p->cpu);
-    gpu_viterbi_free(p->gpu_viterbi);
     gpu_engine_free(p->gpu);
     free(p);
-}
-
-void parse_result_clear(parse_result *r)
-{
-    tree_free(r->tree);
-    free(r->error);
-    memset(r, 0, sizeof *r);
-    r->score = r->loglik = -INFINITY;
-}
-
-static void parse_one_ref(const parser *p, const sentence *s, parse_result *r)
-{
-    if (p->decoder->words) {
-        p->decoder->words(p->g, &p->opt, s->words, s->n, r);
-        return;
-    }
-    chart *c;
-    if (ref_parse(p->g, s->words, s->n, CHART_DOUBLE, &c)) {
-        decode_fail(r);
-        return;
-    }
-    p->decoder->chart(p->g, &p->opt, c, s->words, r);
-    chart_free(c);
-}
-
-typedef struct job {
-    const parser *p;
-    const sentence *s;
-    parse_result *out;
-    int n;
-    int next; /* next sentence to take, under lock */
-    pthread_mutex_t lock;
-} job;
-
-static void *worker(void *arg)
-{
-    job *jb = arg;
-    for (;;) {
-        pthread_mutex_lock(&jb->lock);
-        int k = jb->next++;
-        pthread_mutex_unlock(&jb->lock);
-        if (k >= jb->n)
-            return NULL;
-        if (jb->out[k].outcome == PARSE_OK)
-            parse_one_ref(jb->p, &jb->s[k], &jb->out[k]);
-    }
-}
-
-/* The ref engine parses one sentence per worker thread. */
-static cky_status parse_ref(parser *p, const sentence *s, int n, parse_result *out, int todo)
-{
-    job jb = {p, s, out, n, 0, PTHREAD_MUTEX_INITIALIZER};
-    workers_run(p->opt.threads < todo ? p->opt.threads : todo, worker, &jb);
-    return CKY_OK;
-}
-
-/* The sentences still to parse (outcome PARSE_OK so far): batch[0..m) and their positions. */
-static int collect_todo(const sentence *s, int n, const parse_result *out, sentence *batch,
-                        int *index)
-{
-    int m = 0;
-    for (int k = 0; k < n; k++)
-        if (out[k].outcome == PARSE_OK) {
-            index[m] = k;
-            batch[m++] = s[k];
-        }
-    return m;
-}
-
-/* The cpu engine fills the charts of all parseable sentences of the batch together. */
-static cky_status parse_cpu(parser *p, const sentence *s, int n, parse_result *out, int todo)
-{
-    if (todo == 0)
-        return CKY_OK;
-    sentence *batch = calloc((size_t)todo, sizeof *batch);
-    chart **charts = calloc((size_t)todo, sizeof *charts);
-    int *index = calloc((size_t)todo, sizeof *index);
-    cky_status st = !batch || !charts || !index ? cky_fail(CKY_ERR_NOMEM, "out of memory")
-                                                : CKY_OK;
-    int m = st ? 0 : collect_todo(s, n, out, batch, index);
-    parse_result *res = p->decoder->cpu && !st ? calloc((size_t)todo, sizeof *res) : NULL;
-    if (p->decoder->cpu && !st && !res)
-        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
-    if (res) { /* the decoder asks the engine for its passes */
-        for (int k = 0; k < m; k++)
-            res[k] = out[index[k]];
-        st = p->decoder->cpu(p->g, &p->opt, p->cpu, batch, m, res);
-        for (int k = 0; k < m; k++)
-            out[index[k]] = res[k];
-        free(res);
-        m = 0;
-    } else if (!st) {
-        st = cpu_engine_parse(p->cpu, batch, m, charts);
-    }
-    for (int k = 0; k < m && !st; k++) {
-        p->decoder->chart(p->g, &p->opt, charts[k], batch[k].words, &out[index[k]]);
-        chart_free(charts[k]);
-    }
-    free(batch);
-    free(charts);
-    free(index);
-    return st;
-}
-
-/* A result from a GPU extraction array (exact back-trace) or from the chart (berkeley). */
-static void finish_gpu(const parser *p, const sentence *s, double root, const viterbi_node *nodes,
-                       const chart *c, parse_result *r)
-{
-    if (c)
-        p->decoder->chart(p->g, &p->opt, c, s->words, r);
-    else
-        decode_viterbi_nodes(p->g, nodes, s->n, s->words, root, r);
-}
-
-/* The gpu engine parses the whole batch and extracts the trees on the device (the Berkeley
- * back-trace runs on the host, over charts copied back). */
-static cky_status parse_gpu(parser *p, const sentence *s, int n, parse_result *out, int todo)
-{
-    if (todo == 0)
-        return CKY_OK;
-    sentence *batch = calloc((size_t)todo, sizeof *batch);
-    int *index = calloc((size_t)todo, sizeof *index);
-    double *root = calloc((size_t)todo, sizeof *root);
-    viterbi_node **nodes = calloc((size_t)todo, sizeof *nodes);
-    chart **charts = p->opt.backtrace == VITERBI_BERKELEY ? calloc((size_t)todo, sizeof *charts)
-                                                          : NULL;
-    cky_status st = !batch || !index || !root || !nodes ||
-                            (p->opt.backtrace == VITERBI_BERKELEY && !charts)
-                        ? cky_fail(CKY_ERR_NOMEM, "out of memory")
-                        : CKY_OK;
-    int m = st ? 0 : collect_todo(s, n, out, batch, index);
-    if (!st && p->decoder->gpu) { /* the decoder asks the engine for its passes */
-        parse_result *res = calloc((size_t)todo, sizeof *res);
-        if (!res)
-            st = cky_fail(CKY_ERR_NOMEM, "out of memory");
-        for (int k = 0; k < m && res; k++)
-            res[k] = out[index[k]];
-        if (res)
-            st = p->decoder->gpu(p->g, &p->opt, p->gpu, batch, m, res);
-        for (int k = 0; k < m && res; k++)
-            out[index[k]] = res[k];
-        free(res);
-        m = 0;
-    } else if (!st) {
-        st = gpu_viterbi_parse(p->gpu_viterbi, batch, m, root, nodes, charts);
-    }
-    for (int k = 0; k < m && !st; k++) {
-        finish_gpu(p, &batch[k], root[k], nodes[k], charts ? charts[k] : NULL, &out[index[k]]);
-        free(nodes[k]);
-        if (charts)
-            chart_free(charts[k]);
-    }
-    free(batch);
-    free(index);
-    free(root);
-    free(nodes);
-    free(charts);
-    return st;
 }
 
 cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
@@ -382,8 +234,7 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
                           p->opt.engine == PARSER_ENGINE_GPU ? 1 : 4);
     int todo = 0;
     for (int k = 0; k < n; k++) {
-        memset(&out[k], 0, sizeof out[k]);
-        out[k].score = out[k].loglik = -INFINITY;
+        parse_result_init(&out[k]);
         if (s[k].n == 0)
             out[k].outcome = PARSE_EMPTY;
         else if (s[k].n > p->opt.max_length)
@@ -391,9 +242,26 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
         else
             todo++;
     }
-    static cky_status (*const engine_parse[])(parser *, const sentence *, int, parse_result *,
-                                              int) = {[PARSER_ENGINE_REF] = parse_ref,
-                                                      [PARSER_ENGINE_CPU] = parse_cpu,
-                                                      [PARSER_ENGINE_GPU] = parse_gpu};
-    return engine_parse[p->opt.engine](p, s, n, out, todo);
+    if (todo == 0)
+        return CKY_OK;
+    /* the sentences to parse, in order, handed to the decoder's part as one batch */
+    sentence *batch = calloc((size_t)todo, sizeof *batch);
+    int *index = calloc((size_t)todo, sizeof *index);
+    parse_result *res = calloc((size_t)todo, sizeof *res);
+    cky_status st = !batch || !index || !res ? cky_fail(CKY_ERR_NOMEM, "out of memory") : CKY_OK;
+    int m = 0;
+    for (int k = 0; k < n && !st; k++)
+        if (out[k].outcome == PARSE_OK) {
+            index[m] = k;
+            batch[m] = s[k];
+            parse_result_init(&res[m++]);
+        }
+    if (!st)
+        st = p->part->parse(p->state, batch, m, res);
+    for (int k = 0; k < m; k++)
+        out[index[k]] = res[k];
+    free(batch);
+    free(index);
+    free(res);
+    return st;
 }

@@ -1,23 +1,45 @@
-/* parser: the parsing front door shared by all engines.
+/* parser: the parsing front door shared by all engines and decoders.
  *
- * An engine turns sentences into charts: `ref` is the exact double-precision reference
- * (parser/ref.h), `cpu` the generated float32 kernels on CPU threads, `gpu` the same kernels
- * on an NVIDIA GPU. A decoder (parser/decode.h; the Viterbi decoder: viterbi/ for the best
- * tree, un-annotated into a Penn Treebank tree) turns the charts into results. Sentences
- * come back in input order, one result per sentence, whatever happens to the others. */
+ * An engine computes the passes a decoder asks for: `ref` is the exact double-precision
+ * reference (engines/ref), `cpu` the generated float32 kernels on CPU threads (engines/cpu),
+ * `gpu` the same kernels on an NVIDIA GPU (gpu/). A decoder (decoders/decoder.h: Viterbi,
+ * max-rule) turns what they computed into trees; the table of decoders (parser/decoders.c)
+ * and the names of engines and decoders are here, for every caller (the command line, the
+ * C API, Python). Sentences come back in input order, one result per sentence, whatever
+ * happens to the others. */
 #ifndef CKY_PARSER_H
 #define CKY_PARSER_H
 
-#include "../corpus_tools/tree.h"
-#include "../grammar/grammar.h"
-#include "../decoders/viterbi/viterbi.h"
 #include "../corpus_tools/sentence.h"
+#include "../corpus_tools/tree.h"
+#include "../decoders/decoder.h"
+#include "../decoders/viterbi/viterbi.h"
+#include "../grammar/grammar.h"
+#include "pool.h"
 
 typedef enum parser_engine { PARSER_ENGINE_REF, PARSER_ENGINE_CPU, PARSER_ENGINE_GPU } parser_engine;
 
-/* Which tree: the best derivation (Viterbi), or the tree that maximizes the product of its
- * anchored rules' posteriors (max-rule, maxrule/maxrule.h; engine ref, native .gr only). */
+/* Which tree: the best derivation (Viterbi, decoders/viterbi), or the tree that maximizes
+ * the product of its anchored rules' posteriors (max-rule, decoders/maxrule). The rows of
+ * the decoders' table (parser/decoders.c), in this order. */
 typedef enum parser_decoder { PARSER_DECODER_VITERBI, PARSER_DECODER_MAXRULE } parser_decoder;
+
+#define PARSER_NDECODER 2
+
+/* The decoder `id` of the table; NULL for an unknown one. */
+const decoder_def *parser_decoder_def(parser_decoder id);
+
+/* The decoder named `name` (decoder_def.name: "viterbi", "maxrule"): 1 with *out set, or 0. */
+int parser_decoder_find(const char *name, parser_decoder *out);
+
+/* The engine named `name` ("ref", "cpu", "gpu"): 1 with *out set, or 0; and its name. */
+int parser_engine_find(const char *name, parser_engine *out);
+const char *parser_engine_name(parser_engine e);
+
+/* The names of the decoders, or of the engines, joined by ", " ("viterbi, maxrule"), for
+ * messages and help. */
+const char *parser_decoder_names(void);
+const char *parser_engine_names(void);
 
 #define PARSER_MAX_ENGINES 64 /* the most engines of a pool (--devices) */
 
@@ -52,32 +74,13 @@ typedef struct parser_options {
     int fail_after;
 } parser_options;
 
-/* An engine of a pool that failed and was retired (its chunk went to the others). */
-typedef struct parser_failure {
-    int engine;        /* index in the pool (the gpu engine: of devices[]) */
-    const char *error; /* what went wrong (NULL if even that could not be kept) */
-} parser_failure;
+/* An engine of a pool that failed and was retired (its chunk went to the others): engine,
+ * its index in the pool (the gpu engine: of devices[]), and error, what went wrong. */
+typedef pool_failure parser_failure;
 
 /* Defaults: engine ref, exact back-trace, one thread per core, max length 200, device 0,
  * the engines' workspace width and grid settings, the Viterbi decoder. */
 parser_options parser_default_options(void);
-
-typedef enum parse_outcome {
-    PARSE_OK,       /* tree and score are set */
-    PARSE_EMPTY,    /* the sentence has no words */
-    PARSE_TOO_LONG, /* longer than max_length */
-    PARSE_NO_PARSE, /* the grammar derives no tree (root score -inf) */
-    PARSE_FAILED    /* an error (message in result.error) */
-} parse_outcome;
-
-typedef struct parse_result {
-    parse_outcome outcome;
-    double score;  /* Viterbi: root log score; max-rule: the tree's max-rule score (sum of the
-                      logs of its rules' posteriors); -inf unless PARSE_OK */
-    double loglik; /* max-rule: log P(sentence) (may be finite without a tree); else -inf */
-    tree *tree;    /* Penn Treebank tree (un-annotated); NULL unless PARSE_OK */
-    char *error;   /* for PARSE_FAILED: what went wrong (malloc'ed) */
-} parse_result;
 
 typedef struct parser parser;
 
@@ -90,8 +93,8 @@ parser_decoder parser_default_decoder(const grammar *g);
 parser_engine parser_default_engine(void);
 
 /* A parser for grammar g (which must outlive it). Fails with CKY_ERR_NO_DEVICE for the gpu
- * engine on a machine without one, with CKY_ERR_UNSUPPORTED for the max-rule decoder with an
- * engine other than ref or a grammar without the sum closure (a text export). */
+ * engine on a machine without one, with CKY_ERR_UNSUPPORTED for a decoder that cannot run
+ * on the engine or with the grammar (max-rule with a grammar that has no sum closure). */
 cky_status parser_new(const grammar *g, const parser_options *opt, parser **out);
 
 /* Parse n sentences; out[k] is the result of s[k]. A failure of one sentence (no parse, too
@@ -99,8 +102,10 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
  * value is not CKY_OK only if the whole batch could not be attempted. */
 cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out);
 
-/* Release what a result holds. */
-void parse_result_clear(parse_result *r);
+/* How many sentences to hand parser_parse at once: enough to fill the engines (8,192 per
+ * gpu engine, 256 for the cpu engine, 64 for the ref engine, times the engines of a pool),
+ * few enough to answer soon. */
+int parser_batch_size(const parser *p);
 
 /* The gpu engine of a parser (NULL for the other engines; the first of a pool), for
  * statistics. */

@@ -14,7 +14,7 @@ struct pool {
     int n;
     pool_parse_fn parse;
     char *dead;               /* dead[k]: engine k retired */
-    parser_failure *failures; /* in the order they happened */
+    pool_failure *failures; /* in the order they happened */
     int nfailures;
     int inject_engine, inject_after, done_chunks_of_injected; /* test hook (-1: none) */
 };
@@ -64,7 +64,7 @@ void pool_inject_failure(pool *pl, int engine, int after)
     pl->inject_after = after;
 }
 
-int pool_failures(const pool *pl, const parser_failure **out)
+int pool_failures(const pool *pl, const pool_failure **out)
 {
     *out = pl->failures;
     return pl->nfailures;
@@ -121,7 +121,7 @@ static void retire(queue *q, int e, int c, const char *why)
     char *msg = strdup(why);
     if (!msg)
         q->st = cky_fail(CKY_ERR_NOMEM, "out of memory");
-    pl->failures[pl->nfailures++] = (parser_failure){e, msg ? msg : NULL};
+    pl->failures[pl->nfailures++] = (pool_failure){e, msg ? msg : NULL};
 }
 
 static void *worker(void *arg)

@@ -10,10 +10,17 @@
 #ifndef CKY_PARSER_POOL_H
 #define CKY_PARSER_POOL_H
 
-#include "parser.h"
+#include "../corpus_tools/sentence.h"
+#include "../decoders/decoder.h"
 
-/* Parse s[0..n) into out[0..n) with one engine, as parser_parse does (out is the caller's;
- * the function sets every slot). */
+/* An engine that failed and was retired (its chunk went to the others). */
+typedef struct pool_failure {
+    int engine;        /* its index in the pool */
+    const char *error; /* what went wrong (NULL if even that could not be kept) */
+} pool_failure;
+
+/* Parse s[0..n) into out[0..n) with one engine, as parser_parse does (parser/parser.h; out
+ * is the caller's; the function sets every slot). */
 typedef cky_status (*pool_parse_fn)(void *engine, const sentence *s, int n, parse_result *out);
 
 typedef struct pool pool;
@@ -35,7 +42,7 @@ cky_status pool_parse(pool *pl, const sentence *s, int n, parse_result *out, int
 
 /* The engines retired so far, in the order they failed: *out points at them (valid until the
  * next pool_parse or pool_free). Returns their number. */
-int pool_failures(const pool *pl, const parser_failure **out);
+int pool_failures(const pool *pl, const pool_failure **out);
 
 void pool_free(pool *pl);
 

@@ -7,7 +7,6 @@
 
 #include "../chart/scale.h"
 #include "../grammar/lexicon_berkeley.h"
-#include "../decoders/maxrule/maxrule.h"
 
 static void table_free(sum_unary_table *t)
 {
@@ -95,7 +94,7 @@ static cky_status table_new(const grammar *g, sum_unary_table *t, int up)
 
 cky_status sum_rules_new(const grammar *g, sum_rules **out)
 {
-    cky_status st = maxrule_check_grammar(g);
+    cky_status st = grammar_check_sum(g);
     if (st)
         return st;
     sum_rules *r = calloc(1, sizeof *r);

@@ -43,7 +43,7 @@ typedef struct sum_rules {
                              order of the rules by child, then parent substate */
 } sum_rules;
 
-/* The tables of g's sum closure. CKY_ERR_UNSUPPORTED without one (maxrule_check_grammar's
+/* The tables of g's sum closure. CKY_ERR_UNSUPPORTED without one (grammar_check_sum's
  * message), CKY_ERR_NOMEM. */
 cky_status sum_rules_new(const grammar *g, sum_rules **out);
 

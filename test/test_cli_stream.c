@@ -6,7 +6,7 @@
 #include <sys/resource.h>
 
 #include "../api/cky.h"
-#include "../gpu/gpu_device.h"
+#include "../gpu/gpu.h"
 #include "test_cli_run.h"
 
 #define PARSE "'" RUN_CKY "' parse -g '" RUN_GRAMMAR "' "

@@ -5,7 +5,7 @@
  * without a GPU. */
 #include "test_cli_run.h"
 
-#include "../gpu/gpu_device.h"
+#include "../gpu/gpu.h"
 
 #define GPU_BENCH "CKY_CACHE=cache '" RUN_CKY "' bench -g '" RUN_GRAMMAR "' -i in.txt --repeat 1 "
 

@@ -9,9 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gpu/gpu_device.h"
+#include "../gpu/gpu.h"
 #include "../engines/cpu/cpu.h"
-#include "../gpu/gpu_engine.h"
 #include "../decoders/viterbi/viterbi_gpu.h"
 #include "../util/io.h"
 

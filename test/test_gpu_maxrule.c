@@ -11,10 +11,8 @@
 #include <string.h>
 
 #include "../corpus_tools/tree.h"
-#include "../gpu/gpu_device.h"
+#include "../gpu/gpu.h"
 #include "../engines/cpu/cpu_sum.h"
-#include "../gpu/gpu_engine.h"
-#include "../gpu/gpu_sum.h"
 #include "../parser/parser.h"
 #include "test_dev.h"
 
@@ -124,6 +122,8 @@ typedef struct layers {
     int nsub;
 } layers;
 
+static size_t lay_bytes(void *ctx, int n) { return 0; }
+
 static cky_status lay_prepare(void *ctx, gpu_dev *d, const plan *p, const sentence *s, int first)
 {
     return CKY_OK;
@@ -132,7 +132,7 @@ static cky_status lay_prepare(void *ctx, gpu_dev *d, const plan *p, const senten
 static cky_status lay_finish(void *ctx, gpu_dev *d, const plan *p, int first)
 {
     layers *l = ctx;
-    gpu_sum *s = gpu_engine_sum(l->e);
+    gpu_sum_layers s = gpu_engine_sum_layers(l->e);
     cr_assert_eq(first, 0, "one sub-batch expected");
     /* the passes run on the device's own (non-blocking) stream: wait for them */
     cr_assert_eq(cudaStreamSynchronize(d->stream), 0);
@@ -144,9 +144,9 @@ static cky_status lay_finish(void *ctx, gpu_dev *d, const plan *p, int first)
     l->epost = malloc((size_t)p->ncell * sizeof(int));
     l->eopre = malloc((size_t)p->ncell * sizeof(int));
     cr_assert_eq(cudaMemcpy(l->post, d->post.p, floats * 4, cudaMemcpyDeviceToHost), 0);
-    cr_assert_eq(cudaMemcpy(l->opre, s->opre.p, floats * 4, cudaMemcpyDeviceToHost), 0);
-    cr_assert_eq(cudaMemcpy(l->epost, s->epost, p->ncell * 4, cudaMemcpyDeviceToHost), 0);
-    cr_assert_eq(cudaMemcpy(l->eopre, s->eopre, p->ncell * 4, cudaMemcpyDeviceToHost), 0);
+    cr_assert_eq(cudaMemcpy(l->opre, s.opre, floats * 4, cudaMemcpyDeviceToHost), 0);
+    cr_assert_eq(cudaMemcpy(l->epost, s.epost, p->ncell * 4, cudaMemcpyDeviceToHost), 0);
+    cr_assert_eq(cudaMemcpy(l->eopre, s.eopre, p->ncell * 4, cudaMemcpyDeviceToHost), 0);
     return CKY_OK;
 }
 
@@ -180,10 +180,13 @@ static void check_layers(const char *spec, int nsent, int maxlen)
     sum_chart **c = calloc((size_t)n, sizeof *c);
     cr_assert_eq(cpu_engine_inside_sum(ce, s, n, c), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(cpu_engine_outside_sum(ce, c, n), CKY_OK, "%s", cky_last_error());
-    gpu_dev_options go = {.chunk = -1, .cache_dir = test_cache()};
+    gpu_dev_options go = {.chunk = -1, .cache_dir = test_cache(),
+                          .semiring = CODEGEN_SEMIRING_SUM_PRODUCT};
     layers l = {0};
     cr_assert_eq(gpu_engine_new(g, &go, &l.e), CKY_OK, "%s", cky_last_error());
-    gpu_decoder dec = {&l, lay_prepare, lay_finish, lay_discard, 1};
+    gpu_decoder dec = {&l, CODEGEN_SEMIRING_SUM_PRODUCT,
+                       1u << ENGINE_PASS_INSIDE | 1u << ENGINE_PASS_OUTSIDE, lay_bytes, lay_prepare,
+                       lay_finish, lay_discard};
     cr_assert_eq(gpu_engine_parse(l.e, s, n, &dec), CKY_OK, "%s", cky_last_error());
     long c0 = 0;
     for (int k = 0; k < n; k++) {

@@ -11,12 +11,12 @@
 #include <string.h>
 
 #include "../grammar/internal.h"
-#include "../gpu/gpu_device.h"
-#include "../gpu/gpu_tables.h"
+#include "../gpu/gpu.h"
 #include "../engines/ref/ref.h"
 #include "../corpus_tools/sentence.h"
 #include "../util/io.h"
 #include "../decoders/viterbi/viterbi.h"
+#include "../decoders/viterbi/viterbi_gpu.h"
 
 #define MAXSENT 64
 
@@ -179,8 +179,8 @@ static void gpu_extract(const grammar *g, chart *const *c, int nsent, viterbi_no
         }
     }
 
-    kviterbi_tables *t;
-    cr_assert_eq(kviterbi_tables_new(g, &t), CKY_OK, "%s", cky_last_error());
+    gpu_rule_tables *t;
+    cr_assert_eq(gpu_rule_tables_new(g, &t), CKY_OK, "%s", cky_last_error());
     float *d_pre, *d_post;
     int *d_n, *d_node0, *d_status;
     long long *d_cell0;
@@ -200,7 +200,7 @@ static void gpu_extract(const grammar *g, chart *const *c, int nsent, viterbi_no
     CUDA_OK(cudaMemset(d_status, 0xff, nsent * sizeof(int)));       /* -1: never written */
     CUDA_OK(cudaMemset(d_nodes, 0xff, nnodes * sizeof(viterbi_node)));
 
-    cr_assert_eq(kviterbi_run(t, d_pre, d_post, nsub, nsent, d_n, d_cell0, d_node0, d_nodes,
+    cr_assert_eq(viterbi_gpu_run(t, d_pre, d_post, nsub, nsent, d_n, d_cell0, d_node0, d_nodes,
                               d_status, 0),
                  CKY_OK, "%s", cky_last_error());
     CUDA_OK(cudaDeviceSynchronize());
@@ -216,7 +216,7 @@ static void gpu_extract(const grammar *g, chart *const *c, int nsent, viterbi_no
     cudaFree(d_cell0);
     cudaFree(d_status);
     cudaFree(d_nodes);
-    kviterbi_tables_free(t);
+    gpu_rule_tables_free(t);
     free(pre);
     free(post);
     free(n);
@@ -238,15 +238,15 @@ static void compare_with_cpu(const grammar *g, chart *const *c, int nsent, int o
         int n = c[s]->n;
         viterbi_node *want = malloc((2 * n - 1) * sizeof *want);
         cky_status st = viterbi_extract_array(g, c[s], want);
-        int expect = st == CKY_OK                                      ? KVITERBI_OK
-                     : chart_post(c[s], 0, n)[g->sub_offset[0]] == -INFINITY ? KVITERBI_NO_PARSE
-                                                                      : KVITERBI_INCONSISTENT;
-        if (expect == KVITERBI_NO_PARSE)
+        int expect = st == CKY_OK                                      ? VITERBI_GPU_OK
+                     : chart_post(c[s], 0, n)[g->sub_offset[0]] == -INFINITY ? VITERBI_GPU_NO_PARSE
+                                                                      : VITERBI_GPU_INCONSISTENT;
+        if (expect == VITERBI_GPU_NO_PARSE)
             cr_assert_eq(st, CKY_ERR_ARG);
         cr_assert_eq(status[s], expect, "sentence %d (%d words): GPU status %d, CPU %d (%s)", s,
                      n, status[s], expect, st ? cky_last_error() : "ok");
         count[expect]++;
-        if (expect == KVITERBI_OK) {
+        if (expect == VITERBI_GPU_OK) {
             const viterbi_node *got = nodes + node0[s];
             for (int p = 0; p < 2 * n - 1; p++)
                 cr_assert(got[p].width == want[p].width && got[p].top_sym == want[p].top_sym &&
@@ -310,8 +310,8 @@ static void check_dev(const char *spec, int nshort, int nlong)
     c[1] = none;
     int ok[3];
     compare_with_cpu(g, c, n + 1, ok);
-    cr_assert_eq(ok[KVITERBI_NO_PARSE], 1);
-    cr_assert_geq(ok[KVITERBI_OK], n - 1, "real grammars parse the dev sentences");
+    cr_assert_eq(ok[VITERBI_GPU_NO_PARSE], 1);
+    cr_assert_geq(ok[VITERBI_GPU_OK], n - 1, "real grammars parse the dev sentences");
     chart_free(none);
     memmove(c + 1, c + 2, (n - 1) * sizeof *c);
     free_all(s, c, n);
@@ -348,8 +348,8 @@ Test(gpu_viterbi, tie_break_matches_cpu)
         free_all(s, c, n);
         grammar_free(g);
     }
-    cr_assert_gt(total[KVITERBI_OK], 50, "most random sentences parse (%d did)",
-                 total[KVITERBI_OK]);
+    cr_assert_gt(total[VITERBI_GPU_OK], 50, "most random sentences parse (%d did)",
+                 total[VITERBI_GPU_OK]);
 }
 
 /* Charts nudged by one float ulp here and there: whatever the CPU makes of them (another
@@ -404,7 +404,7 @@ Test(gpu_viterbi, perturbed_charts_match_cpu)
     }
     int ok[3];
     compare_with_cpu(g, c, m, ok);
-    cr_assert_geq(ok[KVITERBI_INCONSISTENT], n, "each root nudge is inconsistent");
+    cr_assert_geq(ok[VITERBI_GPU_INCONSISTENT], n, "each root nudge is inconsistent");
     free_all(NULL, c, m);
     free_all(s, base, n);
     grammar_free(g);
@@ -416,8 +416,8 @@ Test(gpu_viterbi, perturbed_charts_match_cpu)
  * entries strictly ascending; the symbol table inverts sub_offset. */
 static void check_tables(const grammar *g)
 {
-    kviterbi_csr c;
-    cr_assert_eq(kviterbi_csr_build(g, &c), CKY_OK, "%s", cky_last_error());
+    gpu_rules c;
+    cr_assert_eq(gpu_rules_build(g, &c), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(c.nsub, g->nsub_total);
     cr_assert_eq(c.nsym, g->nsym);
     cr_assert_eq(c.root, g->sub_offset[0]);
@@ -481,7 +481,7 @@ static void check_tables(const grammar *g)
                 cr_assert(found, "unary entry %d -> %d missing", par, ch);
             }
     }
-    kviterbi_csr_free_host(&c);
+    gpu_rules_free(&c);
     cr_assert_null(c.bin_first);
 }
 

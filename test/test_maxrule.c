@@ -236,17 +236,17 @@ Test(maxrule, sum_closure_of_native_file_and_text_export)
     }
     cr_assert_gt(restored, 0, "no closed sum rule has an intermediate symbol");
     free(seen);
-    cr_assert_eq(maxrule_check_grammar(g), CKY_OK);
+    cr_assert_eq(grammar_check_sum(g), CKY_OK);
     cr_assert_eq(s->max_closure, 0);
-    cr_assert_eq(maxrule_grammar_is_exact(g), 1);
+    cr_assert_eq(grammar_sum_is_exact(g), 1);
     grammar_free(g);
 
     g = load(GRAMMARS "sample-sm1/sample-sm1");
     cr_assert_not_null(g->sum);
     cr_assert_eq(g->sum->max_closure, 1);
     cr_assert_eq(g->sum->n, g->nunary);
-    cr_assert_eq(maxrule_check_grammar(g), CKY_OK, "%s", cky_last_error());
-    cr_assert_eq(maxrule_grammar_is_exact(g), 0);
+    cr_assert_eq(grammar_check_sum(g), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(grammar_sum_is_exact(g), 0);
     char *w[] = {"Stocks", "fell", "."};
     maxrule_result r;
     cr_assert_eq(maxrule_parse(g, w, 3, NULL, &r), CKY_OK, "%s", cky_last_error());

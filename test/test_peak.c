@@ -12,49 +12,48 @@
 #include <unistd.h>
 
 #include "../codegen/codegen.h"
-#include "../gpu/gpu_device.h"
-#include "../gpu/peak.h"
+#include "../gpu/gpu.h"
 #include "test_codegen_synth.h"
 
 Test(peak, host_arithmetic)
 {
-    cr_assert_str_eq(kpeak_kind_name(KPEAK_ADD_MAX), "add+max");
-    cr_assert_str_eq(kpeak_kind_name(KPEAK_SUM_PRODUCT), "sum-product");
-    cr_assert_str_eq(kpeak_kind_name(KPEAK_NKIND), "?");
-    cr_assert_eq(KPEAK_RULES_PER_TRIP, 256);
+    cr_assert_str_eq(gpu_peak_kind_name(GPU_PEAK_ADD_MAX), "add+max");
+    cr_assert_str_eq(gpu_peak_kind_name(GPU_PEAK_SUM_PRODUCT), "sum-product");
+    cr_assert_str_eq(gpu_peak_kind_name(GPU_PEAK_NKIND), "?");
+    cr_assert_eq(GPU_PEAK_RULES_PER_TRIP, 256);
 
     /* an H200: 132 SMs x 8 resident blocks of 256 threads, 1,000 trips of 4 x 8 x 8 rules */
-    cr_assert_eq(kpeak_launch_evaluations(132 * 8, 1000), 132.0 * 8 * 256 * 1000 * 256);
-    cr_assert_eq(kpeak_launch_evaluations(1, 1), 256.0 * 256);
-    cr_assert_eq(kpeak_launch_evaluations(0, 5000), 0.0);
+    cr_assert_eq(gpu_peak_launch_evaluations(132 * 8, 1000), 132.0 * 8 * 256 * 1000 * 256);
+    cr_assert_eq(gpu_peak_launch_evaluations(1, 1), 256.0 * 256);
+    cr_assert_eq(gpu_peak_launch_evaluations(0, 5000), 0.0);
     /* no int overflow: INT_MAX / 2 trips on 1,056 blocks is about 7.4e16 evaluations */
-    cr_assert_eq(kpeak_launch_evaluations(1056, INT_MAX / 2),
+    cr_assert_eq(gpu_peak_launch_evaluations(1056, INT_MAX / 2),
                  1056.0 * 256 * (double)(INT_MAX / 2) * 256);
 
     /* the timed launch: target / calibration time x calibration trips */
-    cr_assert_eq(kpeak_timed_trips(4096, 2.0f, 300), 4096 * 150);
-    cr_assert_eq(kpeak_timed_trips(4096, 4.0f, 200), 4096 * 50);
-    cr_assert_eq(kpeak_timed_trips(4096, 1000.0f, 300), 4096, "never fewer than calibrated");
-    cr_assert_eq(kpeak_timed_trips(4096, 2.0f, 1), 4096 * 5, "target clamped up to 10 ms");
-    cr_assert_eq(kpeak_timed_trips(1000, 1.0f, 50000), 1000 * 10000, "clamped down to 10 s");
-    cr_assert_eq(kpeak_timed_trips(4096, 0.0f, 300), INT_MAX / 2, "a 0 ms calibration");
+    cr_assert_eq(gpu_peak_timed_trips(4096, 2.0f, 300), 4096 * 150);
+    cr_assert_eq(gpu_peak_timed_trips(4096, 4.0f, 200), 4096 * 50);
+    cr_assert_eq(gpu_peak_timed_trips(4096, 1000.0f, 300), 4096, "never fewer than calibrated");
+    cr_assert_eq(gpu_peak_timed_trips(4096, 2.0f, 1), 4096 * 5, "target clamped up to 10 ms");
+    cr_assert_eq(gpu_peak_timed_trips(1000, 1.0f, 50000), 1000 * 10000, "clamped down to 10 s");
+    cr_assert_eq(gpu_peak_timed_trips(4096, 0.0f, 300), INT_MAX / 2, "a 0 ms calibration");
 }
 
 Test(peak, refuses_unknown_kind_and_missing_device)
 {
     double rate = -1;
-    kpeak_detail d;
-    cr_assert_eq(kpeak_measure(KPEAK_NKIND, 100, &rate, &d), CKY_ERR_ARG);
-    cr_assert_eq(kpeak_measure((kpeak_kind)-1, 100, &rate, &d), CKY_ERR_ARG);
+    gpu_peak_detail d;
+    cr_assert_eq(gpu_peak_measure(GPU_PEAK_NKIND, 100, &rate, &d), CKY_ERR_ARG);
+    cr_assert_eq(gpu_peak_measure((gpu_peak_kind)-1, 100, &rate, &d), CKY_ERR_ARG);
     int per_sm = -1;
-    cr_assert_eq(kpeak_blocks_per_sm(KPEAK_NKIND, &per_sm), cudaErrorInvalidValue);
-    cr_assert_eq(kpeak_launch(KPEAK_NKIND, NULL, 1, 1, 0.0f, 0), cudaErrorInvalidValue);
+    cr_assert_eq(gpu_peak_blocks_per_sm(GPU_PEAK_NKIND, &per_sm), cudaErrorInvalidValue);
+    cr_assert_eq(gpu_peak_launch(GPU_PEAK_NKIND, NULL, 1, 1, 0.0f, 0), cudaErrorInvalidValue);
     cr_assert_eq(per_sm, -1);
     if (gpu_count() > 0)
         cr_skip_test("a CUDA device is here: test_gpu_peak.c measures the peaks");
-    for (int k = 0; k < KPEAK_NKIND; k++) {
-        cr_assert_eq(kpeak_measure((kpeak_kind)k, 100, &rate, &d), CKY_ERR_NO_DEVICE);
-        cr_assert(strstr(cky_last_error(), kpeak_kind_name((kpeak_kind)k)), "%s",
+    for (int k = 0; k < GPU_PEAK_NKIND; k++) {
+        cr_assert_eq(gpu_peak_measure((gpu_peak_kind)k, 100, &rate, &d), CKY_ERR_NO_DEVICE);
+        cr_assert(strstr(cky_last_error(), gpu_peak_kind_name((gpu_peak_kind)k)), "%s",
                   cky_last_error());
         cr_assert_eq(rate, -1, "the rate is untouched");
     }
@@ -149,13 +148,13 @@ Test(peak, kernel_mix_matches_generated_rules, .timeout = 600)
     fclose(in);
     unlink(ptx);
     cr_assert_lt(n, cap - 1, "PTX larger than expected");
-    const int per_trip = KPEAK_RULES_PER_TRIP, reduce = KPEAK_CHAINS - 1;
-    /* add+max: kpeak_kernel<0>; sum-product: kpeak_kernel<1> */
-    cr_assert_eq(count_in_entry(text, "kpeak_kernelILi0E", "add.f32"), per_trip);
-    cr_assert_eq(count_in_entry(text, "kpeak_kernelILi0E", "max.f32"), per_trip + reduce);
-    cr_assert_eq(count_in_entry(text, "kpeak_kernelILi0E", "fma.rn.f32"), 0);
-    cr_assert_eq(count_in_entry(text, "kpeak_kernelILi1E", "fma.rn.f32"), per_trip);
-    cr_assert_eq(count_in_entry(text, "kpeak_kernelILi1E", "add.f32"), 0);
-    cr_assert_eq(count_in_entry(text, "kpeak_kernelILi1E", "max.f32"), reduce);
+    const int per_trip = GPU_PEAK_RULES_PER_TRIP, reduce = GPU_PEAK_CHAINS - 1;
+    /* add+max: gpu_peak_kernel<0>; sum-product: gpu_peak_kernel<1> */
+    cr_assert_eq(count_in_entry(text, "gpu_peak_kernelILi0E", "add.f32"), per_trip);
+    cr_assert_eq(count_in_entry(text, "gpu_peak_kernelILi0E", "max.f32"), per_trip + reduce);
+    cr_assert_eq(count_in_entry(text, "gpu_peak_kernelILi0E", "fma.rn.f32"), 0);
+    cr_assert_eq(count_in_entry(text, "gpu_peak_kernelILi1E", "fma.rn.f32"), per_trip);
+    cr_assert_eq(count_in_entry(text, "gpu_peak_kernelILi1E", "add.f32"), 0);
+    cr_assert_eq(count_in_entry(text, "gpu_peak_kernelILi1E", "max.f32"), reduce);
     free(text);
 }

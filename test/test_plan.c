@@ -1,7 +1,7 @@
 /* The seams of the parser: the plan (parser/plan.h), its counts, by the one rule, against the
  * items it lists and against a brute-force enumeration of every split, segment order and
  * cell numbering; the engine's span-length loop (parser/engine.h) in both directions; the
- * decoder table (parser/decode.h); the invariant check (CKY_ASSERT). */
+ * decoder table (parser/decoders.c); the invariant check (CKY_ASSERT). */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "../chart/chart.h"
-#include "../decoders/decoders.h"
 #include "../sched/engine.h"
+#include "../parser/parser.h"
 #include "../sched/plan.h"
 
 /* Items of family f of one sentence of n words by brute force over every (i, k, j). */
@@ -253,15 +253,33 @@ Test(status, assert_broken_aborts, .signal = SIGABRT)
     CKY_ASSERT(two == 3, "two is %d", two);
 }
 
-/* The decoder table (parser/decode.h): the Viterbi decoder asks for the inside pass; an
- * unknown decoder is refused by decode_get and by parser_new. */
+/* The decoder table (parser/decoders.c): each row names its decoder, which the names find
+ * again; the Viterbi decoder asks for the inside pass in max-plus, max-rule for both passes
+ * in sum-product; every decoder has a part for every engine; an unknown decoder is refused
+ * by the table and by parser_new. */
 Test(decode, table_and_unknown_decoder)
 {
-    const decode_def *v = decode_get(PARSER_DECODER_VITERBI);
+    const decoder_def *v = parser_decoder_def(PARSER_DECODER_VITERBI);
     cr_assert_not_null(v);
     cr_assert_str_eq(v->name, "viterbi");
     cr_assert_eq(v->passes, 1u << ENGINE_PASS_INSIDE);
-    cr_assert_null(decode_get((parser_decoder)99));
+    cr_assert_eq(v->semiring, CODEGEN_SEMIRING_MAX_PLUS);
+    const decoder_def *m = parser_decoder_def(PARSER_DECODER_MAXRULE);
+    cr_assert_str_eq(m->name, "maxrule");
+    cr_assert_eq(m->passes, 1u << ENGINE_PASS_INSIDE | 1u << ENGINE_PASS_OUTSIDE);
+    cr_assert_eq(m->semiring, CODEGEN_SEMIRING_SUM_PRODUCT);
+    for (int k = 0; k < PARSER_NDECODER; k++) {
+        const decoder_def *d = parser_decoder_def((parser_decoder)k);
+        parser_decoder id = (parser_decoder)-1;
+        cr_assert(parser_decoder_find(d->name, &id) && id == (parser_decoder)k, "%s", d->name);
+        cr_assert(d->ref.open && d->ref.parse && d->cpu.open && d->cpu.parse && d->gpu.open &&
+                      d->gpu.parse, "%s lacks a part", d->name);
+    }
+    cr_assert_str_eq(parser_decoder_names(), "viterbi, maxrule");
+    cr_assert_str_eq(parser_engine_names(), "gpu, cpu, ref");
+    parser_decoder id;
+    cr_assert(!parser_decoder_find("max-rule", &id));
+    cr_assert_null(parser_decoder_def((parser_decoder)99));
     parser_options o = parser_default_options();
     cr_assert_eq(o.decoder, PARSER_DECODER_VITERBI);
     o.decoder = (parser_decoder)99;

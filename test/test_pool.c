@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu/gpu_device.h"
+#include "../gpu/gpu.h"
+#include "../parser/parser.h"
 #include "../parser/pool.h"
 #include "../util/io.h"
 
@@ -107,7 +108,7 @@ Test(pool, engines_share_the_queue_in_order)
     pool *pl = run_fakes(f, 3, 7, -1, 0, out);
     check_all_once(out, 0, -1);
     cr_assert_eq(f[0].chunks + f[1].chunks + f[2].chunks, (NSENT + 6) / 7);
-    const parser_failure *fl;
+    const pool_failure *fl;
     cr_assert_eq(pool_failures(pl, &fl), 0);
     clear_all(out);
     pool_free(pl);
@@ -133,7 +134,7 @@ Test(pool, injected_failure_goes_to_the_others)
     parse_result out[NSENT];
     pool *pl = run_fakes(f, 3, 5, 1, 1, out); /* engine 1 fails on its second chunk */
     check_all_once(out, 5, 1);
-    const parser_failure *fl;
+    const pool_failure *fl;
     cr_assert_eq(pool_failures(pl, &fl), 1);
     cr_assert_eq(fl[0].engine, 1);
     cr_assert(strstr(fl[0].error, "injected failure"), "%s", fl[0].error);
@@ -158,7 +159,7 @@ Test(pool, real_error_mid_run_is_retried_elsewhere)
     parse_result out[NSENT];
     pool *pl = run_fakes(f, 2, 3, -1, 0, out);
     check_all_once(out, 0, -1);
-    const parser_failure *fl;
+    const pool_failure *fl;
     cr_assert_eq(pool_failures(pl, &fl), 1);
     cr_assert_eq(fl[0].engine, 0);
     cr_assert_str_eq(fl[0].error, "fake engine 0: device lost");
@@ -185,7 +186,7 @@ Test(pool, no_engine_left_fails_the_rest_only)
         }
     }
     cr_assert_eq(ok, 20, "each engine's first chunk of 10 is kept");
-    const parser_failure *fl;
+    const pool_failure *fl;
     cr_assert_eq(pool_failures(pl, &fl), 2);
     clear_all(out);
     pool_free(pl);
@@ -246,7 +247,7 @@ static void pool_same_as_one(parser_engine engine, int engines)
     cr_assert_eq(parser_parse(pn, s, n, many), CKY_OK);
     char *a = trees_text(one, n), *b = trees_text(many, n);
     cr_assert_str_eq(b, a);
-    const parser_failure *fl;
+    const pool_failure *fl;
     cr_assert_eq(parser_failures(pn, &fl), 1);
     cr_assert_eq(fl[0].engine, 1);
     cr_assert_eq(parser_failures(p1, &fl), 0);

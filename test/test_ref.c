@@ -102,7 +102,7 @@ Test(ref, chart_scores_by_hand)
 
     tree *t;
     cr_assert_eq(viterbi_extract(g, c, words, VITERBI_EXACT, &t), CKY_OK);
-    t = viterbi_unannotate(t);
+    t = tree_unannotate(t);
     char *str = tree_text(t);
     cr_assert_str_eq(str, "( (S (NP (DT the) (NN dog)) (VB barks)) )\n");
     free(str);
@@ -138,7 +138,7 @@ Test(ref, exact_tie_break_takes_smallest_split)
     cr_assert_eq(nodes[2].width, 2);
     tree *t;
     cr_assert_eq(viterbi_array_to_tree(g, nodes, 3, words, &t), CKY_OK);
-    char *str = tree_text(viterbi_unannotate(t));
+    char *str = tree_text(tree_unannotate(t));
     cr_assert_str_eq(str, "( (X (X (A a)) (X (X (A a)) (X (A a)))) )\n");
     free(str);
     tree_free(t);
@@ -168,7 +168,7 @@ Test(ref, berkeley_backtrace_agrees_on_clear_winner)
     cr_assert_eq(ref_parse(g, words, 3, CHART_DOUBLE, &c), CKY_OK);
     tree *t;
     cr_assert_eq(viterbi_extract(g, c, words, VITERBI_BERKELEY, &t), CKY_OK);
-    char *str = tree_text(viterbi_unannotate(t));
+    char *str = tree_text(tree_unannotate(t));
     cr_assert_str_eq(str, "( (S (NP (DT the) (NN dog)) (VB barks)) )\n");
     free(str);
     tree_free(t);
@@ -190,7 +190,7 @@ Test(ref, unannotate_splices_intermediates_and_strips_labels)
     tree_add_child(vp, lrb);
     tree_add_child(lrb, tree_new("-LRB-"));
     tree_add_child(dot, tree_new("."));
-    char *str = tree_text(viterbi_unannotate(root));
+    char *str = tree_text(tree_unannotate(root));
     cr_assert_str_eq(str, "( (S (NP x) (VP (-LRB- -LRB-)) (. .)) )\n");
     free(str);
     tree_free(root);

@@ -12,6 +12,14 @@
  * fewer threads than asked only make the work slower. */
 void workers_run(int n, void *(*fn)(void *), void *arg);
 
+/* Run fn(arg, k, worker) for k = 0 .. n - 1 on up to `threads` host threads (no more than n;
+ * the calling thread alone when none can be started), each taking the next k in turn;
+ * `worker` (0 .. threads - 1) names the thread, for scratch space of its own. When a call
+ * fails, no further k is taken: the first failure's status is returned, with its message as
+ * the calling thread's cky_last_error(); else CKY_OK. */
+cky_status workers_for(int threads, long n, cky_status (*fn)(void *arg, long k, int worker),
+                       void *arg);
+
 /* A function run on a thread of its own while the caller goes on; its status and message
  * are kept for the thread that waits for it. */
 typedef struct workers_task {

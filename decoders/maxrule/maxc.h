@@ -17,7 +17,7 @@ typedef struct maxc_host {
     maxc_tables t;
 } maxc_host;
 
-/* The tables of g (which maxrule_check_grammar accepts: its binary rules have linear
+/* The tables of g (which grammar_check_sum accepts: its binary rules have linear
  * probabilities and it has a sum closure). CKY_ERR_UNSUPPORTED, CKY_ERR_NOMEM. */
 cky_status maxc_host_new(const grammar *g, maxc_host **out);
 

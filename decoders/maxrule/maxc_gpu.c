@@ -1,4 +1,4 @@
-/* gpu_maxc: max-c scores and trees on the device (see gpu_maxc.h). */
+/* maxc_gpu: max-c scores and trees on the device (see maxc_gpu.h). */
 #include "maxc_gpu.h"
 
 #include <stdlib.h>
@@ -9,6 +9,8 @@ cky_status gpu_maxc_new(gpu_dev *d, gpu_maxc **out)
     if (!m)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     m->d = d;
+    m->stage_sums = gpu_dev_stage(d, "max-c sums");
+    m->stage_cells = gpu_dev_stage(d, "max-c cells");
     cky_status st = maxc_host_new(d->g, &m->host);
     if (!st && m->host->t.nun > MAXC_UNARIES_MAX)
         st = cky_fail(CKY_ERR_UNSUPPORTED, "%s: %d closed unary rules, more than the gpu "
@@ -80,7 +82,7 @@ static void fill_lists(gpu_maxc *m, const plan *p, long *first)
     }
 }
 
-cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
+cky_status gpu_maxc_run(gpu_maxc *m, const gpu_sum_layers *s, const plan *p)
 {
     gpu_dev *d = m->d;
     size_t vals = (size_t)p->ncell * d->g->nsym;
@@ -104,7 +106,7 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
     fill_lists(m, p, first);
     double *sc = m->arrays.p;
     int *ix = (int *)(sc + 2 * vals);
-    maxc_layers y = {d->nsub, d->post.p, s->opre.p, d->pre.p, s->epost, s->eopre, s->epre,
+    maxc_layers y = {d->nsub, s->post, s->opre, s->pre, s->epost, s->eopre, s->epre,
                      sc, sc + vals, ix, ix + vals, ix + 2 * vals, ix + 3 * vals};
     int *dl = m->d_list.p;
     const int *sent = dl + 3 * first[p->maxn + 1];
@@ -120,7 +122,7 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
     long most = 0; /* the most cells of a span */
     for (int span = 2; span <= p->maxn; span++)
         most = first[span + 1] - first[span] > most ? first[span + 1] - first[span] : most;
-    size_t scratch = kernels_maxc_scratch(&m->t, (int)most);
+    size_t scratch = maxc_scratch_bytes(&m->t, (int)most);
     if (scratch && (st = gpu_buffer_need(&m->scratch, scratch, 0))) {
         free(first);
         return st;
@@ -130,17 +132,17 @@ cky_status gpu_maxc_run(gpu_maxc *m, gpu_sum *s, const plan *p)
         int n = (int)(first[span + 1] - first[span]);
         if (span > 1) {
             st = gpu_dev_prof_begin(d);
-            TRY(kernels_maxc_sums(&m->t, &y, cells, n, span, m->scratch.p, d->stream));
+            TRY(maxc_launch_sums(&m->t, &y, cells, n, span, m->scratch.p, d->stream));
             if (!st)
-                st = gpu_dev_prof_end(d, GPU_STAGE_MAXC_SUMS);
+                st = gpu_dev_prof_end(d, m->stage_sums);
         }
         if (!st)
             st = gpu_dev_prof_begin(d);
-        TRY(kernels_maxc_span(&m->t, &y, cells, n, span, d->stream));
+        TRY(maxc_launch_span(&m->t, &y, cells, n, span, d->stream));
         if (!st)
-            st = gpu_dev_prof_end(d, GPU_STAGE_MAXC_CELLS);
+            st = gpu_dev_prof_end(d, m->stage_cells);
     }
-    TRY(kernels_maxc_walk(&m->t, &y, sent, p->n, node0, m->d_nodes.p, m->d_stack.p, res, score,
+    TRY(maxc_launch_walk(&m->t, &y, sent, p->n, node0, m->d_nodes.p, m->d_stack.p, res, score,
                           d->stream));
     TRY(cudaMemcpyAsync(m->h_nodes.p, m->d_nodes.p, (size_t)nodes_max * sizeof(int),
                         cudaMemcpyDeviceToHost, d->stream));

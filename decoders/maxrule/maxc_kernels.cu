@@ -13,7 +13,7 @@
  *     and after a barrier, a warp per symbol the best unary. */
 #include <limits.h>
 
-#include "../../gpu/kernels.h"
+#include "maxc_kernels.h"
 
 #define MAXC_BLOCK 512                  /* threads of maxc_span: 16 warps */
 #define MAXC_SUMS_BLOCK 256             /* threads of maxc_sums: 8 warps */
@@ -318,13 +318,13 @@ static cudaError_t allow_shared(void)
     return e;
 }
 
-extern "C" size_t kernels_maxc_scratch(const maxc_tables *t, int ncell)
+extern "C" size_t maxc_scratch_bytes(const maxc_tables *t, int ncell)
 {
     size_t warps = (size_t)sums_grid(t, ncell) * (MAXC_SUMS_BLOCK / MAXC_LANES);
     return (1 + warps * warp_scratch(t)) * sizeof(double);
 }
 
-extern "C" cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers *y,
+extern "C" cudaError_t maxc_launch_span(const maxc_tables *t, const maxc_layers *y,
                                          const int *cells, int ncell, int span,
                                          cudaStream_t stream)
 {
@@ -340,7 +340,7 @@ extern "C" cudaError_t kernels_maxc_span(const maxc_tables *t, const maxc_layers
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t kernels_maxc_sums(const maxc_tables *t, const maxc_layers *y,
+extern "C" cudaError_t maxc_launch_sums(const maxc_tables *t, const maxc_layers *y,
                                          const int *cells, int ncell, int span,
                                          double *scratch, cudaStream_t stream)
 {
@@ -370,7 +370,7 @@ static __global__ void maxc_walk(maxc_tables t, maxc_layers y, const int *__rest
     score[k] = y.score[root * t.nsym];
 }
 
-extern "C" cudaError_t kernels_maxc_walk(const maxc_tables *t, const maxc_layers *y,
+extern "C" cudaError_t maxc_launch_walk(const maxc_tables *t, const maxc_layers *y,
                                          const int *sent, int n, const long long *node0,
                                          int *nodes, int *stack, int *result, double *score,
                                          cudaStream_t stream)

@@ -10,22 +10,8 @@
 #include <string.h>
 
 #include "../../grammar/lexicon_berkeley.h"
-#include "../viterbi/viterbi.h"
 #include "maxrule_internal.h"
 
-cky_status maxrule_check_grammar(const grammar *g)
-{
-    if (!g->sum)
-        return cky_fail(CKY_ERR_UNSUPPORTED,
-                        "%s: the max-rule decoder needs the sum closure of the unary rules, "
-                        "which this grammar file lacks", g->source);
-    if (!g->sum->max_closure && lexicon_berkeley_check(g))
-        return cky_fail(CKY_ERR_UNSUPPORTED, "%s: the max-rule decoder needs the native .gr "
-                        "file's lexicon: %s", g->source, cky_last_error());
-    return CKY_OK;
-}
-
-int maxrule_grammar_is_exact(const grammar *g) { return g->sum && !g->sum->max_closure; }
 
 void mr_chart_release(mr_chart *c)
 {
@@ -181,7 +167,7 @@ cky_status mr_decode_tail(const mr_chart *c, char *const *words, maxrule_result 
     if (st)
         return st;
     out->score = c->mscore[mr_cell(c, 0, c->n) * c->nsym];
-    out->tree = viterbi_unannotate(t);
+    out->tree = tree_unannotate(t);
     return CKY_OK;
 }
 
@@ -192,7 +178,7 @@ cky_status maxrule_parse(const grammar *g, char *const *words, int n,
     out->loglik = out->score = -INFINITY;
     if (n < 1)
         return cky_fail(CKY_ERR_ARG, "maxrule: a sentence needs at least one word");
-    cky_status st = maxrule_check_grammar(g);
+    cky_status st = grammar_check_sum(g);
     if (st)
         return st;
     mr_chart c;

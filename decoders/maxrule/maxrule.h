@@ -15,19 +15,24 @@
  *     rule scores the log of its posterior, sum over substates of
  *     outside(parent) * rule * inside(children) / P(sentence), lexical items and unaries alike;
  *  5. the tree (extractBestMaxRuleParse), one intermediate symbol of a closed unary restored
- *     from closedSumPaths, then un-annotated as the Viterbi trees are (viterbi_unannotate).
+ *     from closedSumPaths, then un-annotated as the Viterbi trees are (tree_unannotate).
  *
  * The loops, their order and every operand order follow the jar, so log P(sentence) and the
  * max-rule score reproduce its output (../shared/reference/berkeley/\*exhaustive-maxrule.tsv)
  * to the last bits or nearly, and the trees are the same. That needs a native .gr grammar:
  * the text export has neither the sum closure nor the lexicon's raw counts. On a text export
  * the decoder runs with its closed Viterbi unaries as the closure and the exp of its lexicon
- * scores (maxrule_grammar_is_exact is 0): an approximation, for measuring speed. */
-#ifndef CKY_MAXRULE_H
-#define CKY_MAXRULE_H
+ * scores (grammar_sum_is_exact is 0): an approximation, for measuring speed. */
+#ifndef CKY_DECODERS_MAXRULE_H
+#define CKY_DECODERS_MAXRULE_H
 
 #include "../../corpus_tools/tree.h"
 #include "../../grammar/grammar.h"
+
+/* The decoder (decoders/decoder.h, maxrule_decode.c): this reference on the ref engine, the
+ * engines' sum-product passes and max-c (maxc.h) on the cpu and gpu engines. */
+struct decoder_def;
+extern const struct decoder_def maxrule_decoder;
 
 typedef struct maxrule_options {
     int force_scaled; /* for tests: run the scaled passes even when the root does not underflow */
@@ -47,16 +52,6 @@ typedef struct maxrule_result {
     int scaled;    /* 1 if the scaled passes were used */
     tree *tree;    /* the un-annotated Penn Treebank tree (ROOT label ""); NULL if no tree */
 } maxrule_result;
-
-/* CKY_OK if g can be parsed with max-rule (a native .gr file with its sum closure, or a text
- * export: see maxrule_grammar_is_exact); CKY_ERR_UNSUPPORTED with a message otherwise. */
-cky_status maxrule_check_grammar(const grammar *g);
-
-/* 1 if max-rule on g is the jar's (a native .gr file's sum closure and lexicon); 0 for a text
- * export, whose closed Viterbi (max) unaries stand in for the sum closure it lacks
- * (grammar_sum_closure.max_closure) and whose lexicon lacks the unseen-pair scores: the
- * trees then approximate the jar's. */
-int maxrule_grammar_is_exact(const grammar *g);
 
 /* Parse words[0..n) (n >= 1) exhaustively with max-rule. opt may be NULL (defaults). A
  * sentence without a parse is not an error: out->tree is NULL and the scores -inf (loglik is

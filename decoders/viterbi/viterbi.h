@@ -1,8 +1,9 @@
-/* viterbi: best-tree extraction from a filled chart, and un-annotation to Penn Treebank trees.
+/* viterbi: the Viterbi decoder (viterbi_decode.c: viterbi_decoder, its row of the decoders'
+ * table) and its plain reference, the best-tree extraction from a filled chart.
  *
  * Exact mode follows the paper's Algorithm 1 (non-recursive; the output array in prefix
  * order is the work queue) and takes the true argmax of the chart with one tie-break rule,
- * used by every implementation (CPU here, GPU in kernels/):
+ * used by every implementation (CPU here, GPU in viterbi_kernels.cu):
  *   - unary step: no unary (identity) if post == pre; otherwise the closed unary P -> C whose
  *     score equals post with the smallest global child substate id;
  *   - binary step: the smallest split point k, then the smallest global left substate id,
@@ -10,14 +11,19 @@
  * Berkeley mode reproduces the Berkeley parser's own back-trace (first derivation within
  * relative 1e-5 of the cell score, binaries before unaries; docs/berkeley-grammar-spec.md
  * §4.4), so its trees can be matched tree for tree. */
-#ifndef CKY_VITERBI_H
-#define CKY_VITERBI_H
+#ifndef CKY_DECODERS_VITERBI_H
+#define CKY_DECODERS_VITERBI_H
 
 #include "../../corpus_tools/tree.h"
 #include "../../grammar/grammar.h"
 #include "../../chart/chart.h"
 
 typedef enum viterbi_mode { VITERBI_EXACT, VITERBI_BERKELEY } viterbi_mode;
+
+/* The decoder (decoders/decoder.h): the inside pass in max-plus, then this extraction on
+ * every engine (on the gpu engine, its GPU version). */
+struct decoder_def;
+extern const struct decoder_def viterbi_decoder;
 
 /* One node of a binarized tree in prefix order (2n - 1 nodes for n words): the symbol and
  * substate required by its parent (top, post-unary layer), the symbol and substate under its
@@ -42,11 +48,5 @@ cky_status viterbi_array_to_tree(const grammar *g, const viterbi_node *nodes, in
  * *out = NULL if the sentence has no parse. */
 cky_status viterbi_extract(const grammar *g, const chart *c, char *const *words,
                            viterbi_mode mode, tree **out);
-
-/* Turn an annotated binarized tree into a Penn Treebank tree in place, as the Berkeley
- * parser's unAnnotateTree: @-nodes spliced into their parents, labels cut at the first
- * '-', '=' or '^' not at position 0, and the ROOT label made "" (printed as "( ... )").
- * Returns the new root. */
-tree *viterbi_unannotate(tree *t);
 
 #endif

@@ -1,16 +1,24 @@
-/* gpu_viterbi: the Viterbi decoder on the GPU engine's device (see gpu_viterbi.h). */
+/* viterbi_gpu: the Viterbi decoder's device part (see viterbi_gpu.h). */
 #include "viterbi_gpu.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "../../gpu/kernels.h"
 #include "../../util/clock.h"
+
+/* The launcher hands nodes to the device as 5 ints each: the layout must match. */
+_Static_assert(sizeof(viterbi_node) == 5 * sizeof(int), "viterbi_node is 5 packed ints");
+_Static_assert(offsetof(viterbi_node, width) == 0 && offsetof(viterbi_node, top_sym) == 4 &&
+                   offsetof(viterbi_node, top_sub) == 8 && offsetof(viterbi_node, bot_sym) == 12 &&
+                   offsetof(viterbi_node, bot_sub) == 16,
+               "viterbi_node field order");
 
 struct gpu_viterbi {
     gpu_engine *e;
+    int stage;                 /* its profiling stage, "viterbi" */
     int *d_root_row;           /* { ROOT's global id } */
     gpu_buffer d_meta, h_meta; /* n, node0, root score (float), cell0 (long long) */
     gpu_buffer d_nodes, h_nodes; /* viterbi nodes, then statuses */
@@ -46,6 +54,7 @@ cky_status gpu_viterbi_new(gpu_engine *e, gpu_viterbi **out)
     if (!v)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     v->e = e;
+    v->stage = gpu_dev_stage(gpu_engine_dev(e), "viterbi");
     int root = gpu_engine_dev(e)->g->sub_offset[0];
     cudaError_t err = cudaMalloc((void **)&v->d_root_row, sizeof root);
     if (err == cudaSuccess)
@@ -69,6 +78,12 @@ void gpu_viterbi_free(gpu_viterbi *v)
     gpu_buffer_free(&v->h_meta, 1);
     gpu_buffer_free(&v->h_nodes, 1);
     free(v);
+}
+
+/* gpu_decoder.sentence_bytes: the nodes, the status and the per-sentence arrays. */
+static size_t sentence_bytes(void *ctx, int n)
+{
+    return (size_t)(2 * n) * (sizeof(viterbi_node) + sizeof(int)) + 32;
 }
 
 /* gpu_decoder.prepare: room for the sub-batch, its per-sentence arrays uploaded. */
@@ -135,10 +150,10 @@ static cky_status finish(void *ctx, gpu_dev *d, const plan *p, int first)
                              KERNELS_TILE, d->stream)); /* one row: root[t] */
     cky_status st = gpu_dev_prof_begin(d);
     if (!st)
-        st = kviterbi_run(d->tables, d->pre.p, d->post.p, d->nsub, n, dm.n, dm.cell0,
-                          dm.node0, d_nodes, d_status, d->stream);
+        st = viterbi_gpu_run(d->tables, d->pre.p, d->post.p, d->nsub, n, dm.n, dm.cell0,
+                             dm.node0, d_nodes, d_status, d->stream);
     if (!st)
-        st = gpu_dev_prof_end(d, GPU_STAGE_VITERBI);
+        st = gpu_dev_prof_end(d, v->stage);
     if (st)
         return st;
     GPU_CHECK(cudaStreamSynchronize(d->stream));
@@ -154,11 +169,11 @@ static cky_status finish(void *ctx, gpu_dev *d, const plan *p, int first)
     for (int k = 0; k < n && !st; k++) {
         nodes[k] = NULL;
         root[k] = hm.root[k];
-        if (status[k] == KVITERBI_NO_PARSE) {
+        if (status[k] == VITERBI_GPU_NO_PARSE) {
             root[k] = -INFINITY;
             continue;
         }
-        if (status[k] != KVITERBI_OK) {
+        if (status[k] != VITERBI_GPU_OK) {
             st = cky_fail(CKY_ERR_CUDA, "GPU Viterbi: no derivation matches the chart of "
                           "sentence %d of the batch (%d words)", first + k + 1, hm.n[k]);
             break;
@@ -201,10 +216,26 @@ cky_status gpu_viterbi_parse(gpu_viterbi *v, const sentence *s, int n, double *r
     v->root = root;
     v->nodes = nodes;
     v->charts = charts;
-    gpu_decoder dec = {v, prepare, finish, discard, 0};
+    gpu_decoder dec = {v, CODEGEN_SEMIRING_MAX_PLUS, 1u << ENGINE_PASS_INSIDE, sentence_bytes,
+                       prepare, finish, discard};
     cky_status st = gpu_engine_parse(v->e, s, n, &dec);
     v->root = NULL;
     v->nodes = NULL;
     v->charts = NULL;
     return st;
+}
+
+cky_status viterbi_gpu_run(const gpu_rule_tables *t, const float *pre, const float *post,
+                           int nsub, int nsent, const int *n, const long long *cell0,
+                           const int *node0, viterbi_node *nodes, int *status,
+                           cudaStream_t stream)
+{
+    if (!t || nsub != t->dev.nsub || nsent < 0)
+        return cky_fail(CKY_ERR_ARG, "viterbi_gpu_run: %d substates per cell for tables of "
+                        "%d, %d sentences", nsub, t ? t->dev.nsub : -1, nsent);
+    if (nsent == 0)
+        return CKY_OK;
+    GPU_CHECK(viterbi_gpu_launch(&t->dev, pre, post, nsub, nsent, n, cell0, node0, nodes,
+                                 status, stream));
+    return CKY_OK;
 }

@@ -1,4 +1,5 @@
-/* viterbi.cu: the GPU Viterbi extraction kernel (paper §6, Algorithm 1); see viterbi_gpu.h.
+/* viterbi_kernels: the GPU Viterbi extraction kernel (paper §6, Algorithm 1); see
+ * viterbi_kernels.h.
  *
  * One block of KV_THREADS threads per sentence. The block walks its output array in prefix
  * order: thread 0 writes the nodes, a __syncthreads() at the top of every step publishes them,
@@ -10,7 +11,7 @@
  * in shared memory, with three rotating slots so that one __syncthreads() per search
  * suffices: search r uses slot r % 3 and resets slot (r + 1) % 3, which was last read in
  * search r - 2, before the barrier of search r, after which search r + 1 starts. */
-#include "../../gpu/gpu_tables.h"
+#include "viterbi_kernels.h"
 
 #include "../../chart/cell.h"
 
@@ -35,7 +36,7 @@ __device__ __forceinline__ int block_min(int v, int *slot, int &round)
 }
 
 __global__ void __launch_bounds__(KV_THREADS)
-kviterbi_kernel(kviterbi_csr t, const float *__restrict__ pre, const float *__restrict__ post,
+viterbi_gpu_kernel(gpu_rules t, const float *__restrict__ pre, const float *__restrict__ post,
                 int nsub, const int *__restrict__ n_of, const long long *__restrict__ cell0_of,
                 const int *__restrict__ node0_of, viterbi_node *nodes_all, int *status)
 {
@@ -44,14 +45,14 @@ kviterbi_kernel(kviterbi_csr t, const float *__restrict__ pre, const float *__re
     const int n = n_of[s];
     if (n < 1) {
         if (tid == 0)
-            status[s] = KVITERBI_NO_PARSE;
+            status[s] = VITERBI_GPU_NO_PARSE;
         return;
     }
     const long long c0 = cell0_of[s];
     const size_t ns = (size_t)nsub;
     if (post[(size_t)(c0 + (long long)chart_cell(n, 0, n)) * ns + t.root] == -INFINITY) {
         if (tid == 0)
-            status[s] = KVITERBI_NO_PARSE;
+            status[s] = VITERBI_GPU_NO_PARSE;
         return;
     }
     viterbi_node *nodes = nodes_all + node0_of[s];
@@ -87,7 +88,7 @@ kviterbi_kernel(kviterbi_csr t, const float *__restrict__ pre, const float *__re
             best = block_min(best, slot, round);
             if (best == INT_MAX) {
                 if (tid == 0)
-                    status[s] = KVITERBI_INCONSISTENT;
+                    status[s] = VITERBI_GPU_INCONSISTENT;
                 return;
             }
             bot = t.un_child[best];
@@ -122,7 +123,7 @@ kviterbi_kernel(kviterbi_csr t, const float *__restrict__ pre, const float *__re
         }
         if (best == INT_MAX) {
             if (tid == 0)
-                status[s] = KVITERBI_INCONSISTENT;
+                status[s] = VITERBI_GPU_INCONSISTENT;
             return;
         }
         if (tid == 0) {
@@ -138,18 +139,18 @@ kviterbi_kernel(kviterbi_csr t, const float *__restrict__ pre, const float *__re
         }
     }
     if (tid == 0)
-        status[s] = KVITERBI_OK;
+        status[s] = VITERBI_GPU_OK;
 }
 
 } // namespace
 
-extern "C" cudaError_t kviterbi_launch(const kviterbi_csr *dev, const float *pre,
+extern "C" cudaError_t viterbi_gpu_launch(const gpu_rules *dev, const float *pre,
                                        const float *post, int nsub, int nsent, const int *n,
                                        const long long *cell0, const int *node0,
                                        viterbi_node *nodes, int *status, cudaStream_t stream)
 {
     if (nsent > 0)
-        kviterbi_kernel<<<nsent, KV_THREADS, 0, stream>>>(*dev, pre, post, nsub, n, cell0,
+        viterbi_gpu_kernel<<<nsent, KV_THREADS, 0, stream>>>(*dev, pre, post, nsub, n, cell0,
                                                           node0, nodes, status);
     return cudaGetLastError();
 }

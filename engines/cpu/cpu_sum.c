@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "../../chart/scale.h"
-#include "../../decoders/maxrule/maxrule.h"
 #include "cpu_internal.h"
 #include "../../sched/engine.h"
 

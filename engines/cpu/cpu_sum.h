@@ -8,7 +8,7 @@
  * workspace at a time and add each work item's vector into its cell at the cell's exponent,
  * in plan order (inside) or pull order (outside, plan_fill_pulls). Nothing depends on the
  * batch, the workspace width or the threads: the same bits for any of them. Needs a grammar
- * maxrule_check_grammar accepts. */
+ * grammar_check_sum accepts. */
 #ifndef CKY_PARSER_CPU_SUM_H
 #define CKY_PARSER_CPU_SUM_H
 

@@ -302,7 +302,7 @@ static cky_status best_extract(const grammar *g, const chart *c, char *const *wo
     if (!st)
         st = viterbi_array_to_tree(g, b->nodes, c->n, words, &t);
     if (!st)
-        st = tree_text(t = viterbi_unannotate(t), &b->text);
+        st = tree_text(t = tree_unannotate(t), &b->text);
     tree_free(t);
     if (st)
         best_free(b);

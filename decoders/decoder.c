@@ -1,0 +1,26 @@
+/* decoder: the results every decoder fills (see decoder.h). */
+#include "decoder.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void parse_result_init(parse_result *r)
+{
+    memset(r, 0, sizeof *r);
+    r->outcome = PARSE_OK;
+    r->score = r->loglik = -INFINITY;
+}
+
+void parse_result_clear(parse_result *r)
+{
+    tree_free(r->tree);
+    free(r->error);
+    parse_result_init(r);
+}
+
+void parse_result_fail(parse_result *r)
+{
+    r->outcome = PARSE_FAILED;
+    r->error = strdup(cky_last_error());
+}

@@ -1,0 +1,86 @@
+/* decoder: what a decoder is. A decoder turns what an engine computes into results (a tree
+ * and its scores per sentence); it declares the engine passes it needs and their semiring,
+ * and owns a part for each engine it runs on:
+ *   - ref: the plain double-precision reference, one sentence at a time (its own passes);
+ *   - cpu: the cpu engine's passes (engines/cpu), then the decoder's host code;
+ *   - gpu: the gpu engine's passes (gpu/gpu.h), then the decoder's device part
+ *     (gpu_decoder) and host code.
+ * Each part opens a state on its engine (once per parser), parses batches with it, and
+ * closes it. The front door (parser/) lists the decoders in one table (parser/decoders.c)
+ * and knows nothing else of them; the engines know only the passes asked of them.
+ *
+ * Adding a decoder: a folder decoders/NAME with its decoder_def and the parts it has, and
+ * its row in parser/decoders.c (docs/engines.md has a worked example). */
+#ifndef CKY_DECODERS_DECODER_H
+#define CKY_DECODERS_DECODER_H
+
+#include "../codegen/codegen.h"
+#include "../corpus_tools/sentence.h"
+#include "../corpus_tools/tree.h"
+#include "../grammar/grammar.h"
+
+/* What every decoder is told beside the grammar (each reads what concerns it). */
+typedef struct decoder_options {
+    int backtrace; /* Viterbi: its back-trace, a viterbi_mode (decoders/viterbi/viterbi.h) */
+} decoder_options;
+
+typedef enum parse_outcome {
+    PARSE_OK,       /* tree and score are set */
+    PARSE_EMPTY,    /* the sentence has no words */
+    PARSE_TOO_LONG, /* longer than max_length */
+    PARSE_NO_PARSE, /* the grammar derives no tree (root score -inf) */
+    PARSE_FAILED    /* an error (message in result.error) */
+} parse_outcome;
+
+typedef struct parse_result {
+    parse_outcome outcome;
+    double score;  /* Viterbi: root log score; max-rule: the tree's max-rule score (sum of the
+                      logs of its rules' posteriors); -inf unless PARSE_OK */
+    double loglik; /* max-rule: log P(sentence) (may be finite without a tree); else -inf */
+    tree *tree;    /* Penn Treebank tree (un-annotated); NULL unless PARSE_OK */
+    char *error;   /* for PARSE_FAILED: what went wrong (malloc'ed) */
+} parse_result;
+
+/* A result still to be decoded: PARSE_OK, scores -inf, nothing held. */
+void parse_result_init(parse_result *r);
+
+/* Release what a result holds and make it as parse_result_init does. */
+void parse_result_clear(parse_result *r);
+
+/* Mark r failed with the calling thread's last error message (cky_last_error). */
+void parse_result_fail(parse_result *r);
+
+struct cpu_engine;
+struct gpu_engine;
+
+/* What a part of a decoder opens its state with (valid while the state lives). */
+typedef struct decoder_env {
+    const grammar *g;
+    decoder_options opt;
+    int threads;            /* host threads it may use (the ref part: one sentence each) */
+    struct cpu_engine *cpu; /* the cpu part's engine (else NULL) */
+    struct gpu_engine *gpu; /* the gpu part's engine (else NULL) */
+} decoder_env;
+
+/* A decoder's part for one engine. */
+typedef struct decoder_part {
+    /* Make the part's state for env (its device buffers, host tables, ...). */
+    cky_status (*open)(const decoder_env *env, void **state);
+    /* Decode the n sentences s[0..n), each of at least one word: out[k] for s[k], each
+     * given as parse_result_init makes it. One sentence's failure (no parse, an error) is
+     * in its result; a status other than CKY_OK fails the whole batch (the caller then
+     * clears every result). */
+    cky_status (*parse)(void *state, const sentence *s, int n, parse_result *out);
+    void (*close)(void *state);
+} decoder_part;
+
+typedef struct decoder_def {
+    const char *name;          /* on the command line, in the C API and Python: "viterbi" */
+    const char *title;         /* in messages: "Viterbi", "max-rule" */
+    codegen_semiring semiring; /* of the engine passes it needs */
+    unsigned passes;           /* 1u << ENGINE_PASS_* (sched/engine.h) for each */
+    cky_status (*check)(const grammar *g); /* can it decode with g? (NULL: always) */
+    decoder_part ref, cpu, gpu; /* open NULL: the decoder does not run on that engine */
+} decoder_def;
+
+#endif
