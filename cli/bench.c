@@ -451,7 +451,7 @@ int cli_bench(int argc, char **argv)
     if (gpu && threads_set)
         return cli_usage_error("bench", "--threads is for the cpu engine");
     popt.max_length = maxlen;
-    if (gpu && cli_gpu_env("bench", &popt))
+    if (gpu && cli_tune("bench", &popt.tune))
         return 1;
     sentence *s = NULL;
     int n = 0, nrow = 0;

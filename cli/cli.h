@@ -35,11 +35,11 @@ int cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(print
  * returns 1; else 0 and *out unchanged. */
 int cli_int(const char *s, int lo, int hi, int *out);
 
-/* The GPU engine's grid settings from the environment into o: CKY_GPU_BLOCK_TILES (tiles per
- * thread block, 1 to 8), CKY_GPU_CHUNK (tiles per chunk, 0 to 2^20) and CKY_GPU_SUM_PART_MB
- * (MiB for max-rule's partial slots, 1 to 65536), each when set.
- * Returns 0, or 1 after an error on stderr naming the variable and its value. */
-int cli_gpu_env(const char *cmd, parser_options *o);
+/* The developers' channel: the tuning knobs of CKY_TUNE ("KEY=VALUE,...": block_tiles 1 to
+ * 8, chunk 0 to 2^20, part_mb 1 to 65536, ptxas one ptxas option; docs/development.md) into
+ * t; they change speed, never results. Returns 0, or 1 after an error on stderr naming the
+ * key and its value (or a variable of the old channel, CKY_GPU_*, that is set). */
+int cli_tune(const char *cmd, parser_tune *t);
 
 /* Print a usage error and "try 'cky CMD --help'"; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -60,8 +60,9 @@ static void compile_usage(FILE *f)
         "A warm start reads each family's partition from the cache (a manifest keyed by its\n"
         "rules and shape) and each kernel's cubin or .so without generating its source.\n"
         "ptxas compiles with -O3; a kernel that spills is compiled again with -O1, then\n"
-        "with -O1 and fewer thread blocks per SM. The environment variable\n"
-        "CKY_PTXAS_OPTIONS (one ptxas option, e.g. -O1) replaces that.\n");
+        "with -O1 and fewer thread blocks per SM. The developers' channel\n"
+        "CKY_TUNE=ptxas=OPTION (one ptxas option, e.g. -O1; docs/development.md) replaces\n"
+        "that.\n");
 }
 
 typedef struct family_summary {
@@ -328,6 +329,10 @@ int cli_compile(int argc, char **argv)
         return cli_usage_error("compile", "unexpected argument '%s'", argv[optind]);
     if (!gpath)
         return cli_usage_error("compile", "-g GRAMMAR is required");
+    parser_tune tune = {0};
+    if (cli_tune("compile", &tune))
+        return 1;
+    o.ptxas = tune.ptxas;
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         if (live_limit > 0 && !o.shape[f].major[0]) { /* automatic shape, with the limit */
             o.shape[f] = (codegen_shape){{0, 0, 0}, {0, 0, 0}, live_limit};

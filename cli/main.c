@@ -53,24 +53,50 @@ int cli_int(const char *s, int lo, int hi, int *out)
     return 1;
 }
 
-int cli_gpu_env(const char *cmd, parser_options *o)
+int cli_tune(const char *cmd, parser_tune *t)
 {
+    static const char *const gone[] = {"CKY_GPU_BLOCK_TILES", "CKY_GPU_CHUNK",
+                                       "CKY_GPU_SUM_PART_MB", "CKY_PTXAS_OPTIONS"};
+    for (size_t k = 0; k < sizeof gone / sizeof *gone; k++)
+        if (getenv(gone[k]))
+            return cli_error(cmd, "%s is gone: set CKY_TUNE (docs/development.md), e.g. "
+                             "CKY_TUNE=chunk=66,block_tiles=2", gone[k]);
+    const char *env = getenv("CKY_TUNE");
+    if (!env || !*env)
+        return 0;
     const struct {
-        const char *name, *what;
+        const char *key, *what;
         int lo, hi;
         int *out;
-    } vars[] = {
-        {"CKY_GPU_BLOCK_TILES", "tiles per thread block", 1, 8, &o->block_tiles},
-        {"CKY_GPU_CHUNK", "tiles per chunk; 0: each code block over all tiles", 0,
-         GPU_DEV_MAX_CHUNK, &o->chunk},
-        {"CKY_GPU_SUM_PART_MB", "MiB for the sum-product kernels' partial slots", 1,
-         GPU_DEV_MAX_PART_MB, &o->part_mb},
+    } knobs[] = {
+        {"block_tiles", "tiles per thread block", 1, 8, &t->block_tiles},
+        {"chunk", "tiles per chunk; 0: each code block over all tiles", 0, GPU_DEV_MAX_CHUNK,
+         &t->chunk},
+        {"part_mb", "MiB for the sum-product kernels' partial slots", 1, GPU_DEV_MAX_PART_MB,
+         &t->part_mb},
     };
-    for (size_t k = 0; k < sizeof vars / sizeof *vars; k++) {
-        const char *text = getenv(vars[k].name);
-        if (text && !cli_int(text, vars[k].lo, vars[k].hi, vars[k].out))
-            return cli_error(cmd, "%s='%s': want %d to %d (%s)", vars[k].name, text,
-                             vars[k].lo, vars[k].hi, vars[k].what);
+    static char text[1024]; /* the ptxas option points into it: one CKY_TUNE per process */
+    if (snprintf(text, sizeof text, "%s", env) >= (int)sizeof text)
+        return cli_error(cmd, "CKY_TUNE is too long");
+    for (char *item = strtok(text, ","); item; item = strtok(NULL, ",")) {
+        char *eq = strchr(item, '=');
+        if (!eq)
+            return cli_error(cmd, "CKY_TUNE: '%s' is not KEY=VALUE", item);
+        *eq = '\0';
+        const char *value = eq + 1;
+        if (!strcmp(item, "ptxas")) {
+            t->ptxas = value;
+            continue;
+        }
+        size_t k = 0;
+        while (k < sizeof knobs / sizeof *knobs && strcmp(item, knobs[k].key))
+            k++;
+        if (k == sizeof knobs / sizeof *knobs)
+            return cli_error(cmd, "CKY_TUNE: unknown key '%s' (known: block_tiles, chunk, "
+                             "part_mb, ptxas)", item);
+        if (!cli_int(value, knobs[k].lo, knobs[k].hi, knobs[k].out))
+            return cli_error(cmd, "CKY_TUNE: %s='%s': want %d to %d (%s)", item, value,
+                             knobs[k].lo, knobs[k].hi, knobs[k].what);
     }
     return 0;
 }

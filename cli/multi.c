@@ -45,13 +45,13 @@ int multi_read_fail(const char *cmd, const char *arg, parser_options *o)
     char engine[16];
     const char *colon = strchr(arg, ':');
     size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
-    o->fail_after = 1;
+    o->test.fail_after = 1;
     if (len >= sizeof engine)
         return cli_usage_error(cmd, "--fail-engine takes K or K:AFTER");
     memcpy(engine, arg, len);
     engine[len] = '\0';
-    if (!cli_int(engine, 1, PARSER_MAX_ENGINES, &o->fail_engine) ||
-        (colon && !cli_int(colon + 1, 0, 1 << 30, &o->fail_after)))
+    if (!cli_int(engine, 1, PARSER_MAX_ENGINES, &o->test.fail_engine) ||
+        (colon && !cli_int(colon + 1, 0, 1 << 30, &o->test.fail_after)))
         return cli_usage_error(cmd, "--fail-engine takes K or K:AFTER (K from 1, AFTER from 0)");
     return 0;
 }

@@ -150,10 +150,10 @@ static int read_command_line(int argc, char **argv, parse_options *o)
         if (o->popt.engine == PARSER_ENGINE_CPU && o->devices_set)
             o->popt.engines = 0; /* --devices is ignored (a warning follows) */
     }
-    if (o->popt.fail_engine && o->popt.fail_engine > o->popt.engines)
+    if (o->popt.test.fail_engine && o->popt.test.fail_engine > o->popt.engines)
         return cli_usage_error("parse", "--fail-engine %d: there are %d engines (--devices, "
-                               "--engines)", o->popt.fail_engine, o->popt.engines);
-    if (o->popt.engine == PARSER_ENGINE_GPU && cli_gpu_env("parse", &o->popt))
+                               "--engines)", o->popt.test.fail_engine, o->popt.engines);
+    if (o->popt.engine == PARSER_ENGINE_GPU && cli_tune("parse", &o->popt.tune))
         return 1;
     return 0;
 }

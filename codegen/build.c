@@ -130,9 +130,7 @@ static cky_status job_source(pool *pl, job *j, char **src)
 
 static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, char **src)
 {
-    const char *user = getenv("CKY_PTXAS_OPTIONS");
-    if (user && !*user)
-        user = NULL;
+    const char *user = pl->opt->ptxas && *pl->opt->ptxas ? pl->opt->ptxas : NULL;
     uint64_t key = codegen_hash_str(CODEGEN_FNV_INIT, "cubin");
     key = codegen_hash_str(key, CODEGEN_VERSION);
     key = codegen_hash_str(key, pl->nvrtc);

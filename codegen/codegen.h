@@ -312,6 +312,8 @@ typedef struct codegen_options {
     codegen_semiring semiring; /* of the kernels' rules (default max-plus) */
     codegen_role role;         /* each family turned for this role before it is
                                   partitioned (default: PARENT, as built) */
+    const char *ptxas;         /* one option for ptxas on every kernel (NULL or "": the
+                                  default, -O3, and -O1 for a kernel that spills) */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);

@@ -178,6 +178,7 @@ typedef struct gpu_dev_options {
                         loaded; for max-plus the sum-product ones come on first use */
     int part_mb;     /* MiB for the sum-product kernels' partial slots, which set
                         how many work items one launch takes (0: the default) */
+    const char *ptxas; /* codegen_options.ptxas of every kernel (NULL: the default) */
 } gpu_dev_options;
 
 typedef struct event_pair event_pair;
@@ -223,8 +224,8 @@ typedef struct gpu_dev {
                         (both measured on eng-sm6-shape, docs/history.md, session 18) */
     int unary_lanes; /* cells per block of the unary step */
     size_t part_bytes; /* gpu_dev_options.part_mb, in bytes */
-    char *cache_dir; /* gpu_dev_options.cache_dir, copied (the sum-product kernels may be
-                        loaded later) */
+    char *cache_dir; /* gpu_dev_options.cache_dir and .ptxas, copied (the sum-product */
+    char *ptxas;     /* kernels may be compiled later) */
     int *d_row[2];   /* class-local row -> global id, classes X and T */
     float *ws[3];    /* left, right, parent workspaces: width / KERNELS_TILE tiles */
     float *side_ws[3]; /* the same for the side stream's families */

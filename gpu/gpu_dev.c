@@ -172,7 +172,7 @@ static cky_status upload(void **dst, const void *src, size_t bytes)
  * each other. */
 typedef struct compile_job {
     const grammar *g;
-    const char *cache_dir;
+    const char *cache_dir, *ptxas;
     char arch[16];
     codegen_semiring semiring;
     codegen_role role;
@@ -186,6 +186,7 @@ static cky_status compile_main(void *arg)
     codegen_options_default(&o);
     o.arch = j->arch;
     o.cache_dir = j->cache_dir;
+    o.ptxas = j->ptxas;
     o.semiring = j->semiring;
     o.role = j->role;
     return codegen_compile(j->g, &o, &j->prog);
@@ -209,7 +210,7 @@ static int compile_jobs(gpu_dev *d, int sum, compile_job job[1 + 3])
 {
     int n = sum ? 4 : 1;
     for (int k = 0; k < n; k++)
-        job[k] = (compile_job){.g = d->g, .cache_dir = d->cache_dir,
+        job[k] = (compile_job){.g = d->g, .cache_dir = d->cache_dir, .ptxas = d->ptxas,
                                .semiring = k ? CODEGEN_SEMIRING_SUM_PRODUCT
                                              : CODEGEN_SEMIRING_MAX_PLUS,
                                .role = k ? (codegen_role)(k - 1) : CODEGEN_ROLE_PARENT};
@@ -379,7 +380,9 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     d->width = o->width > 0 ? o->width : DEFAULT_WIDTH;
     d->block_tiles = o->block_tiles > 0 ? o->block_tiles : DEFAULT_BLOCK_TILES;
     d->part_bytes = (size_t)(o->part_mb > 0 ? o->part_mb : GPU_DEV_PART_MB) << 20;
-    if (o->cache_dir && !(d->cache_dir = strdup(o->cache_dir))) {
+    if ((o->cache_dir && !(d->cache_dir = strdup(o->cache_dir))) ||
+        (o->ptxas && !(d->ptxas = strdup(o->ptxas)))) {
+        free(d->cache_dir);
         free(d);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
@@ -414,6 +417,7 @@ void gpu_dev_free(gpu_dev *d)
     for (int r = 0; r < 3; r++)
         codegen_program_free(d->sum_prog[r]);
     free(d->cache_dir);
+    free(d->ptxas);
     gpu_rule_tables_free(d->tables);
     for (int c = 0; c < 2; c++)
         cudaFree(d->d_row[c]);

@@ -40,11 +40,9 @@ parser_decoder parser_default_decoder(const grammar *g)
 
 parser_options parser_default_options(void)
 {
-    return (parser_options){.engine = PARSER_ENGINE_REF, .backtrace = VITERBI_EXACT,
-                            .threads = 0, .max_length = 200, .device = 0, .workspace = 0,
-                            .block_tiles = 0, .chunk = -1, .decoder = PARSER_DECODER_VITERBI,
-                            .cache_dir = NULL, .engines = 0, .pool_chunk = 0,
-                            .fail_engine = 0, .fail_after = 0};
+    return (parser_options){.engine = PARSER_ENGINE_REF, .decoder = PARSER_DECODER_VITERBI,
+                            .backtrace = VITERBI_EXACT, .max_length = 200,
+                            .tune = {.chunk = -1}};
 }
 
 parser_engine parser_default_engine(void)
@@ -92,7 +90,7 @@ static cky_status make_engine(void *arg, long k, int worker)
     making *mk = arg;
     const parser_options *opt = &mk->p->opt;
     parser_options so = *opt;
-    so.engines = so.fail_engine = 0;
+    so.engines = so.test.fail_engine = 0;
     so.device = opt->devices[k];
     so.threads = opt->threads / opt->engines > 0 ? opt->threads / opt->engines : 1;
     mk->st[k] = parser_new(mk->p->g, &so, &mk->p->sub[k]);
@@ -118,8 +116,9 @@ static cky_status pool_start(parser *p)
     if (opt->engines > PARSER_MAX_ENGINES)
         return cky_fail(CKY_ERR_ARG, "at most %d engines at once (got %d)", PARSER_MAX_ENGINES,
                         opt->engines);
-    if (opt->fail_engine < 0 || opt->fail_engine > opt->engines || opt->fail_after < 0)
-        return cky_fail(CKY_ERR_ARG, "no engine %d of %d to fail", opt->fail_engine,
+    const parser_test_hooks *t = &opt->test;
+    if (t->fail_engine < 0 || t->fail_engine > opt->engines || t->fail_after < 0)
+        return cky_fail(CKY_ERR_ARG, "no engine %d of %d to fail", t->fail_engine,
                         opt->engines);
     int n = opt->engines;
     p->sub = calloc((size_t)n, sizeof *p->sub);
@@ -140,8 +139,8 @@ static cky_status pool_start(parser *p)
     free(mk.why);
     if (!st)
         st = pool_new((void *const *)p->sub, n, pool_engine_parse, &p->pool);
-    if (!st && opt->fail_engine)
-        pool_inject_failure(p->pool, opt->fail_engine - 1, opt->fail_after);
+    if (!st && t->fail_engine)
+        pool_inject_failure(p->pool, t->fail_engine - 1, t->fail_after);
     return st;
 }
 
@@ -181,7 +180,7 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         p->opt.threads = cores > 0 ? (int)cores : 1;
     }
     cky_status st = CKY_OK;
-    if (opt->engines > 1 || opt->fail_engine) { /* the test hook needs the pool */
+    if (opt->engines > 1 || opt->test.fail_engine) { /* the test hook needs the pool */
         st = pool_start(p);
     } else {
         if (opt->engine == PARSER_ENGINE_CPU) {
@@ -190,11 +189,12 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         } else if (opt->engine == PARSER_ENGINE_GPU) {
             gpu_dev_options go = {.device = opt->device,
                                   .width = opt->workspace,
-                                  .block_tiles = opt->block_tiles,
-                                  .chunk = opt->chunk,
+                                  .block_tiles = opt->tune.block_tiles,
+                                  .chunk = opt->tune.chunk,
                                   .cache_dir = opt->cache_dir,
                                   .semiring = dec->semiring,
-                                  .part_mb = opt->part_mb};
+                                  .part_mb = opt->tune.part_mb,
+                                  .ptxas = opt->tune.ptxas};
             st = gpu_engine_new(g, &go, &p->gpu);
         }
         p->env = (decoder_env){.g = g, .opt = {.backtrace = opt->backtrace},
@@ -230,7 +230,7 @@ void parser_free(parser *p)
 cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
 {
     if (p->pool)
-        return pool_parse(p->pool, s, n, out, p->opt.pool_chunk,
+        return pool_parse(p->pool, s, n, out, p->opt.test.pool_chunk,
                           p->opt.engine == PARSER_ENGINE_GPU ? 1 : 4);
     int todo = 0;
     for (int k = 0; k < n; k++) {

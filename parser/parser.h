@@ -43,21 +43,38 @@ const char *parser_engine_names(void);
 
 #define PARSER_MAX_ENGINES 64 /* the most engines of a pool (--devices) */
 
+/* Tuning knobs of the gpu engine: they change speed and memory, never results (the
+ * command line reads them from the developers' channel, CKY_TUNE: docs/development.md). */
+typedef struct parser_tune {
+    int block_tiles; /* workspace tiles per thread block of a binary kernel, 1 to 8 (0: the
+                        default, 4) */
+    int chunk;       /* tiles per chunk of a binary kernel's grid (-1: the defaults, one per
+                        two SMs for max-plus kernels, per four for sum-product ones; 0: each
+                        code block over all tiles) */
+    int part_mb;     /* MiB for the sum-product kernels' partial slots (0: the default) */
+    const char *ptxas; /* one option for ptxas on every kernel (NULL: the default, -O3 with
+                          the retries of codegen/build.c) */
+} parser_tune;
+
+/* Test hooks: the tests' ways into the pool (never set them otherwise). */
+typedef struct parser_test_hooks {
+    int pool_chunk;  /* sentences per queue item of the pool (0: the batch cut by estimated
+                        work, words cubed, into one item per engine for gpu, the fewest
+                        launches, and four per engine for cpu and ref) */
+    int fail_engine; /* 0 none; k: engine k-1 of the pool fails, as a device error would, on
+                        its chunk after its first fail_after chunks (with engines 1, a pool
+                        of one engine: nothing is left to parse after it) */
+    int fail_after;
+} parser_test_hooks;
+
 typedef struct parser_options {
     parser_engine engine;
+    parser_decoder decoder;
     viterbi_mode backtrace;
     int threads;    /* CPU worker threads (0: one per core) */
     int max_length; /* longer sentences are not parsed (PARSE_TOO_LONG) */
     int device;     /* CUDA device of the gpu engine */
     int workspace;  /* work items per kernel launch (0: the engine's default) */
-    int block_tiles; /* gpu: workspace tiles per thread block of a binary kernel, 1 to 8 (0:
-                        the default, 4; the command line reads CKY_GPU_BLOCK_TILES) */
-    int chunk;       /* gpu: tiles per chunk of a binary kernel's grid (-1: the defaults, one
-                        per two SMs for max-plus kernels, per four for sum-product ones; 0:
-                        each code block over all tiles; CKY_GPU_CHUNK) */
-    int part_mb;     /* gpu, max-rule: MiB for the sum-product kernels' partial slots (0: the
-                        default; CKY_GPU_SUM_PART_MB) */
-    parser_decoder decoder;
     const char *cache_dir; /* kernel cache of the cpu and gpu engines (NULL: $CKY_CACHE, else
                               ~/.cache/cky; "off": none) */
     int engines;     /* engines at once (parser/pool.h), each on its own thread, fed chunks of
@@ -65,21 +82,16 @@ typedef struct parser_options {
                         device devices[0..engines); cpu and ref: that many engines of the kind
                         (standing in for devices), sharing `threads` */
     int devices[PARSER_MAX_ENGINES]; /* gpu with engines > 1: the CUDA devices */
-    int pool_chunk;  /* sentences per queue item of the pool (0: the batch cut by estimated
-                        work, words cubed, into one item per engine for gpu, the fewest
-                        launches, and four per engine for cpu and ref) */
-    int fail_engine; /* test hook: 0 none; k: engine k-1 of the pool fails, as a device error
-                        would, on its chunk after its first fail_after chunks (with engines
-                        1, a pool of one engine: nothing is left to parse after it) */
-    int fail_after;
+    parser_tune tune;
+    parser_test_hooks test;
 } parser_options;
 
 /* An engine of a pool that failed and was retired (its chunk went to the others): engine,
  * its index in the pool (the gpu engine: of devices[]), and error, what went wrong. */
 typedef pool_failure parser_failure;
 
-/* Defaults: engine ref, exact back-trace, one thread per core, max length 200, device 0,
- * the engines' workspace width and grid settings, the Viterbi decoder. */
+/* Defaults: engine ref, the Viterbi decoder, exact back-trace, one thread per core, max
+ * length 200, device 0, the engines' workspace width and tuning, no test hook. */
 parser_options parser_default_options(void);
 
 typedef struct parser parser;

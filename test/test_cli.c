@@ -56,16 +56,20 @@ Test(cli, bad_numbers_are_usage_errors)
     }
 }
 
-/* The GPU grid settings come from the environment through the command line into the
- * parser's options: a bad value is an error naming the variable and the value (before any
- * grammar or device is needed), and the CPU engine ignores them. */
+/* The GPU tuning knobs come from the developers' channel (CKY_TUNE) through the command
+ * line into the parser's options: a bad key or value is an error naming it (before any
+ * grammar or device is needed), a variable of the old channel is refused with the new
+ * spelling, and the CPU engine ignores them. */
 Test(cli, bad_gpu_environment_is_an_error)
 {
     const char *cases[][2] = {
-        {"CKY_GPU_BLOCK_TILES=9", "CKY_GPU_BLOCK_TILES='9'"},
-        {"CKY_GPU_BLOCK_TILES=0", "CKY_GPU_BLOCK_TILES='0'"},
-        {"CKY_GPU_CHUNK=-1", "CKY_GPU_CHUNK='-1'"},
-        {"CKY_GPU_CHUNK=12x", "CKY_GPU_CHUNK='12x'"},
+        {"CKY_TUNE=block_tiles=9", "block_tiles='9'"},
+        {"CKY_TUNE=chunk=66,block_tiles=0", "block_tiles='0'"},
+        {"CKY_TUNE=chunk=-1", "chunk='-1'"},
+        {"CKY_TUNE=chunk=12x", "chunk='12x'"},
+        {"CKY_TUNE=tiles=2", "unknown key 'tiles'"},
+        {"CKY_TUNE=chunk", "'chunk' is not KEY=VALUE"},
+        {"CKY_GPU_CHUNK=12", "CKY_GPU_CHUNK is gone"},
     };
     const char *cmds[] = {"parse -g G --engine gpu", "bench -g G -i F"};
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++)
@@ -77,7 +81,7 @@ Test(cli, bad_gpu_environment_is_an_error)
             cr_assert(strstr(err, cases[k][1]), "%s cky %s: %s", cases[k][0], args, err);
         }
     char err[1024];
-    cr_assert_eq(run_cky_env("CKY_GPU_CHUNK=12x", "parse -g /nonexistent/g --engine cpu", err,
+    cr_assert_eq(run_cky_env("CKY_TUNE=chunk=12x", "parse -g /nonexistent/g --engine cpu", err,
                              sizeof err), 1, "%s", err);
-    cr_assert_null(strstr(err, "CKY_GPU_CHUNK"), "%s", err);
+    cr_assert_null(strstr(err, "chunk"), "%s", err);
 }

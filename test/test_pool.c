@@ -239,9 +239,9 @@ static void pool_same_as_one(parser_engine engine, int engines)
     cr_assert_eq(parser_new(g, &o, &p1), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(parser_parse(p1, s, n, one), CKY_OK);
     o.engines = engines;
-    o.pool_chunk = 4;
-    o.fail_engine = 2;
-    o.fail_after = 1;
+    o.test.pool_chunk = 4;
+    o.test.fail_engine = 2;
+    o.test.fail_after = 1;
     cr_assert_eq(parser_new(g, &o, &pn), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(parser_engine_count(pn), engines);
     cr_assert_eq(parser_parse(pn, s, n, many), CKY_OK);
@@ -280,12 +280,12 @@ Test(pool, parser_refuses_a_failing_engine_out_of_range)
     cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1", &g), CKY_OK);
     parser_options o = parser_default_options();
     o.engines = 2;
-    o.fail_engine = 3;
+    o.test.fail_engine = 3;
     parser *p = NULL;
     cr_assert_eq(parser_new(g, &o, &p), CKY_ERR_ARG);
     cr_assert(strstr(cky_last_error(), "no engine 3 of 2"), "%s", cky_last_error());
     o.engines = PARSER_MAX_ENGINES + 1;
-    o.fail_engine = 0;
+    o.test.fail_engine = 0;
     cr_assert_eq(parser_new(g, &o, &p), CKY_ERR_ARG);
     grammar_free(g);
 }
