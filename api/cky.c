@@ -25,21 +25,17 @@ struct cky_parser {
     pthread_mutex_t lock;
 };
 
-/* The parser engine named `name` ("auto": the default engine here). */
+/* The parser engine named `name` ("auto" or NULL: the default engine here). */
 static cky_status engine_from_name(const char *name, parser_engine *out)
 {
-    static const struct { const char *name; parser_engine engine; } engines[] = {
-        {"gpu", PARSER_ENGINE_GPU}, {"cpu", PARSER_ENGINE_CPU}, {"ref", PARSER_ENGINE_REF}};
     if (!name || !strcmp(name, "auto")) {
         *out = parser_default_engine();
         return CKY_OK;
     }
-    for (size_t k = 0; k < sizeof engines / sizeof *engines; k++)
-        if (!strcmp(name, engines[k].name)) {
-            *out = engines[k].engine;
-            return CKY_OK;
-        }
-    return cky_fail(CKY_ERR_ARG, "unknown engine '%s' (known: auto, gpu, cpu, ref)", name);
+    if (parser_engine_find(name, out))
+        return CKY_OK;
+    return cky_fail(CKY_ERR_ARG, "unknown engine '%s' (known: auto, %s)", name,
+                    parser_engine_names());
 }
 
 /* The decoder named `name` (NULL or "auto": -1, parser_default_decoder's choice). */
@@ -47,13 +43,9 @@ static cky_status decoder_from_name(const char *name, parser_decoder *out)
 {
     if (!name || !strcmp(name, "auto"))
         *out = (parser_decoder)-1;
-    else if (!strcmp(name, "viterbi"))
-        *out = PARSER_DECODER_VITERBI;
-    else if (!strcmp(name, "maxrule"))
-        *out = PARSER_DECODER_MAXRULE;
-    else
-        return cky_fail(CKY_ERR_ARG, "unknown decoder '%s' (known: auto, viterbi, maxrule)",
-                        name);
+    else if (!parser_decoder_find(name, out))
+        return cky_fail(CKY_ERR_ARG, "unknown decoder '%s' (known: auto, %s)", name,
+                        parser_decoder_names());
     return CKY_OK;
 }
 
@@ -95,18 +87,12 @@ cky_parser *cky_parser_open(const char *grammar_path, const char *engine, const 
 
 const char *cky_parser_decoder(const cky_parser *p)
 {
-    return p->opt.decoder == PARSER_DECODER_MAXRULE ? "maxrule" : "viterbi";
+    return parser_decoder_def(p->opt.decoder)->name;
 }
 
-const char *cky_parser_engine(const cky_parser *p)
-{
-    switch (p->opt.engine) {
-    case PARSER_ENGINE_GPU: return "gpu";
-    case PARSER_ENGINE_CPU: return "cpu";
-    case PARSER_ENGINE_REF: return "ref";
-    }
-    return "?";
-}
+const char *cky_parser_engine(const cky_parser *p) { return parser_engine_name(p->opt.engine); }
+
+int cky_parser_batch_size(const cky_parser *p) { return parser_batch_size(p->p); }
 
 /* A malloc'ed copy of the printf-style message (NULL if out of memory). */
 static char *format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -37,6 +37,10 @@ const char *cky_parser_engine(const cky_parser *p);
 /* The decoder the parser runs: "maxrule" or "viterbi". */
 const char *cky_parser_decoder(const cky_parser *p);
 
+/* How many lines to hand cky_parser_parse at once to keep the engine busy (as `cky parse`
+ * does: 8,192 on the gpu engine, 256 on the cpu engine, 64 on the ref engine). */
+int cky_parser_batch_size(const cky_parser *p);
+
 /* Parse n lines (UTF-8; n >= 0). tokenize: 1 if the lines are raw text (tokenized as the
  * Penn Treebank, corpus_tools/tokenize.h), 0 if they are tokens separated by white space.
  * For each k: trees[k] = the tree on one line, Berkeley style "( (S ...) )", or "(())" when

@@ -419,11 +419,7 @@ int cli_bench(int argc, char **argv)
                 return cli_usage_error("bench", "--threads takes a number from 1 to 4096");
             break;
         case OPT_ENGINE:
-            if (!strcmp(optarg, "gpu"))
-                popt.engine = PARSER_ENGINE_GPU;
-            else if (!strcmp(optarg, "cpu"))
-                popt.engine = PARSER_ENGINE_CPU;
-            else
+            if (!parser_engine_find(optarg, &popt.engine) || popt.engine == PARSER_ENGINE_REF)
                 return cli_usage_error("bench", "unknown engine '%s' (known: gpu, cpu)", optarg);
             break;
         case OPT_DECODER:

@@ -23,7 +23,6 @@
 #include "parse_options.h"
 #include "pipeline.h"
 
-#define BATCH 8192 /* most sentences handed to one engine at once (gpu engine) */
 #define DEPTH 4     /* batches in the pipeline at once: one read, one parsed, one written, and
                        one read ahead so the engine does not wait for the reader */
 
@@ -348,11 +347,6 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
     if (rc)
         return rc;
     run rn = {.o = &o};
-    /* the gpu engine wants many sentences at once, the others a few; a batch is handed on
-     * early when no more input has arrived (read_lines) */
-    rn.batch = o.popt.engine == PARSER_ENGINE_GPU ? BATCH
-               : o.popt.engine == PARSER_ENGINE_CPU ? 256 : 64;
-    rn.batch *= o.popt.engines > 1 ? o.popt.engines : 1; /* one BATCH per engine */
     grammar *g = NULL;
     pipeline_stats stats = {0};
     guard_signals_block(); /* engine threads started now never take SIGINT or SIGTERM */
@@ -368,6 +362,10 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
                 o.grammar);
     }
     guard_signals_catch();
+    /* the gpu engine wants many sentences at once, the others a few; a batch is handed on
+     * early when no more input has arrived (read_lines) */
+    if (!rc)
+        rn.batch = parser_batch_size(rn.p);
     if (!rc)
         rc = guard_interrupted() ? 128 + guard_interrupted() : open_outputs(&rn, &o);
     if (rc)

@@ -56,25 +56,15 @@ static int read_command_line(int argc, char **argv, parse_options *o)
         case OPT_TREEBANK: o->treebanks[o->ntreebanks++] = optarg; break;
         case OPT_ENGINE:
             o->engine_set = 1;
-            if (!strcmp(optarg, "ref"))
-                o->popt.engine = PARSER_ENGINE_REF;
-            else if (!strcmp(optarg, "cpu"))
-                o->popt.engine = PARSER_ENGINE_CPU;
-            else if (!strcmp(optarg, "gpu"))
-                o->popt.engine = PARSER_ENGINE_GPU;
-            else
-                return cli_usage_error("parse", "unknown engine '%s' (known: gpu, cpu, ref)",
-                                       optarg);
+            if (!parser_engine_find(optarg, &o->popt.engine))
+                return cli_usage_error("parse", "unknown engine '%s' (known: %s)", optarg,
+                                       parser_engine_names());
             break;
         case OPT_DECODER:
             o->decoder_set = 1;
-            if (!strcmp(optarg, "viterbi"))
-                o->popt.decoder = PARSER_DECODER_VITERBI;
-            else if (!strcmp(optarg, "maxrule"))
-                o->popt.decoder = PARSER_DECODER_MAXRULE;
-            else
-                return cli_usage_error("parse", "unknown decoder '%s' (known: viterbi, maxrule)",
-                                       optarg);
+            if (!parser_decoder_find(optarg, &o->popt.decoder))
+                return cli_usage_error("parse", "unknown decoder '%s' (known: %s)", optarg,
+                                       parser_decoder_names());
             break;
         case OPT_DEVICE:
             o->device_set = 1;
@@ -163,8 +153,7 @@ static int read_command_line(int argc, char **argv, parse_options *o)
  * when it was chosen for want of a GPU. Returns 0 or the exit status. */
 static int check_engine_options(const parse_options *o)
 {
-    const char *unused = NULL, *engine = o->popt.engine == PARSER_ENGINE_GPU ? "gpu"
-                                         : o->popt.engine == PARSER_ENGINE_CPU ? "cpu" : "ref";
+    const char *unused = NULL, *engine = parser_engine_name(o->popt.engine);
     if (o->device_set && o->popt.engine != PARSER_ENGINE_GPU)
         unused = "--device";
     else if (o->devices_set && o->popt.engine != PARSER_ENGINE_GPU)

@@ -23,8 +23,6 @@ __all__ = ["Parser", "CkyError", "ParseError", "tokenize", "__version__"]
 
 NO_TREE = "(())"
 _OK, _FAILED = 0, 4  # CKY_PARSE_OK, CKY_PARSE_FAILED (api/cky.h)
-# sentences per library call when parse_many is given no batch_size, as `cky parse`
-_BATCH = {"gpu": 8192, "cpu": 256, "ref": 64}
 
 
 class CkyError(Exception):
@@ -54,6 +52,8 @@ def _load():
     lib.cky_parser_engine.restype = c_str
     lib.cky_parser_decoder.argtypes = [ptr]
     lib.cky_parser_decoder.restype = c_str
+    lib.cky_parser_batch_size.argtypes = [ptr]
+    lib.cky_parser_batch_size.restype = c_int
     lib.cky_parser_parse.argtypes = [ptr, ctypes.POINTER(c_str), c_int, c_int,
                                      ctypes.POINTER(ptr), ctypes.POINTER(c_int),
                                      ctypes.POINTER(ptr)]
@@ -191,7 +191,7 @@ class Parser:
         handing the library batch_size sentences at a time (default: as `cky parse`). An
         error is raised at the sentence it concerns, after the trees before it."""
         self._check()
-        size = _BATCH.get(self.engine, 256) if batch_size is None else batch_size
+        size = _lib.cky_parser_batch_size(self._h) if batch_size is None else batch_size
         if not isinstance(size, int) or size < 1:
             raise ValueError(f"batch_size must be a whole number >= 1, not {batch_size!r}")
         batch, done = [], 0
