@@ -61,43 +61,6 @@ static const char usage_text[] =
     "  -h, --help              this help\n";
 
 
-/* The sentences of 1..maxlen words of a file. */
-static int read_sentences(const char *path, int maxlen, sentence **out, int *n, long *words)
-{
-    io_lines *in;
-    if (io_lines_open(path, &in))
-        return cli_error("bench", "%s", cky_last_error());
-    sentence *s = NULL;
-    int cap = 0;
-    char *line;
-    size_t len;
-    *n = 0;
-    *words = 0;
-    cky_status st;
-    while (!(st = io_lines_next(in, &line, &len)) && line) {
-        if (*n == cap) {
-            cap = cap ? 2 * cap : 1024;
-            sentence *b = realloc(s, (size_t)cap * sizeof *b);
-            if (!b) {
-                st = cky_fail(CKY_ERR_NOMEM, "out of memory");
-                break;
-            }
-            s = b;
-        }
-        if ((st = sentence_from_line(line, len, &s[*n])))
-            break;
-        if (s[*n].n >= 1 && s[*n].n <= maxlen)
-            *words += s[(*n)++].n;
-        else
-            sentence_free(&s[*n]);
-    }
-    io_lines_close(in);
-    *out = s;
-    if (st)
-        return cli_error("bench", "%s", cky_last_error());
-    return 0;
-}
-
 /* Engine statistics of a parser, summed over its engines (gpu only; zero for cpu). */
 typedef struct sums {
     gpu_stats g;
@@ -449,17 +412,21 @@ int cli_bench(int argc, char **argv)
     popt.max_length = maxlen;
     if (gpu && cli_tune("bench", &popt.tune))
         return 1;
-    sentence *s = NULL;
-    int n = 0, nrow = 0;
-    long words = 0;
+    sentence_list in = {0};
+    int nrow = 0;
     grammar *g = NULL;
     parser *p = NULL;
     bench_row rows[PARSER_NDECODER];
     memset(rows, 0, sizeof rows);
     char device[1024] = "";
     int workspace = 0;
-    if ((rc = read_sentences(input, maxlen, &s, &n, &words)))
+    if (sentence_read_file(input, maxlen, &in)) {
+        rc = cli_error("bench", "%s", cky_last_error());
         goto done;
+    }
+    const sentence *s = in.s;
+    int n = in.n;
+    long words = in.words;
     if (n == 0) {
         rc = cli_error("bench", "%s: no sentence of 1 to %d words", input, maxlen);
         goto done;
@@ -524,9 +491,7 @@ int cli_bench(int argc, char **argv)
     else
         bench_print_text(&b, &h, rows, nrow);
 done:
-    for (int k = 0; k < n; k++)
-        sentence_free(&s[k]);
-    free(s);
+    sentence_list_free(&in);
     for (int k = 0; k < nrow; k++) {
         free(rows[k].reason);
         free(rows[k].buckets);

@@ -37,8 +37,7 @@ typedef struct pool {
     uint64_t part_key[CODEGEN_NFAMILY]; /* manifest key of each family's partition */
     uint64_t emitter;                   /* fingerprint of the emitter's output */
     job *jobs;
-    int njob, next;
-    pthread_mutex_t lock;
+    int njob;
 } pool;
 
 static atomic_long partition_builds;
@@ -228,19 +227,14 @@ static cky_status job_run(pool *pl, job *j)
     return st;
 }
 
-static void *pool_worker(void *arg)
+/* Job i of the pool; its failure is its own (every job runs, each reports). */
+static cky_status pool_job(void *arg, long i, int worker)
 {
     pool *pl = arg;
-    for (;;) {
-        pthread_mutex_lock(&pl->lock);
-        int i = pl->next < pl->njob ? pl->next++ : -1;
-        pthread_mutex_unlock(&pl->lock);
-        if (i < 0)
-            return NULL;
-        job *j = &pl->jobs[i];
-        if ((j->st = job_run(pl, j)))
-            j->error = strdup(cky_last_error());
-    }
+    job *j = &pl->jobs[i];
+    if ((j->st = job_run(pl, j)))
+        j->error = strdup(cky_last_error());
+    return CKY_OK;
 }
 
 static cky_status compile_jobs(pool *pl)
@@ -248,9 +242,7 @@ static cky_status compile_jobs(pool *pl)
     int threads = pl->opt->threads > 0 ? pl->opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
     if (threads < 1)
         threads = 1;
-    if (threads > pl->njob)
-        threads = pl->njob;
-    workers_run(threads, pool_worker, pl);
+    workers_for(threads, pl->njob, pool_job, pl);
     cky_status st = CKY_OK;
     codegen_program *prog = pl->prog;
     for (int i = 0; i < pl->njob; i++) {
@@ -375,7 +367,7 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     codegen_program *prog = calloc(1, sizeof *prog);
     if (!prog)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    pool pl = {.prog = prog, .opt = o, .lock = PTHREAD_MUTEX_INITIALIZER};
+    pool pl = {.prog = prog, .opt = o};
     char *cache = NULL;
     double t0 = 0;
     cky_status st = codegen_cache_dir(o, &cache);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/io.h"
 #include "../util/utf8.h"
 
 static int is_space(unsigned char c)
@@ -90,4 +91,66 @@ void sentence_free(sentence *s)
     s->buf = NULL;
     s->words = NULL;
     s->n = 0;
+}
+
+void sentence_list_free(sentence_list *l)
+{
+    for (int k = 0; k < l->n; k++)
+        sentence_free(&l->s[k]);
+    free(l->s);
+    free(l->line);
+    memset(l, 0, sizeof *l);
+}
+
+/* Append s (taken over) from line `line` to l. */
+static cky_status list_add(sentence_list *l, const sentence *s, long line, int *cap)
+{
+    if (l->n == *cap) {
+        int c = *cap ? 2 * *cap : 1024;
+        sentence *a = realloc(l->s, (size_t)c * sizeof *a);
+        if (a)
+            l->s = a;
+        long *b = a ? realloc(l->line, (size_t)c * sizeof *b) : NULL;
+        if (b)
+            l->line = b;
+        if (!a || !b)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        *cap = c;
+    }
+    l->s[l->n] = *s;
+    l->line[l->n++] = line;
+    return CKY_OK;
+}
+
+cky_status sentence_read_file(const char *path, int max_words, sentence_list *out)
+{
+    memset(out, 0, sizeof *out);
+    io_lines *in;
+    cky_status st = io_lines_open(path, &in);
+    if (st)
+        return st;
+    char *text;
+    size_t len;
+    int cap = 0;
+    while (!(st = io_lines_next(in, &text, &len)) && text) {
+        sentence s;
+        if ((st = sentence_from_line(text, len, &s))) {
+            st = cky_fail(st, "%s:%ld: %s", path, io_lines_number(in), cky_last_error());
+            break;
+        }
+        if (s.n < 1 || s.n > max_words) {
+            out->skipped++;
+            sentence_free(&s);
+            continue;
+        }
+        out->words += s.n;
+        if ((st = list_add(out, &s, io_lines_number(in), &cap))) {
+            sentence_free(&s);
+            break;
+        }
+    }
+    io_lines_close(in);
+    if (st)
+        sentence_list_free(out);
+    return st;
 }

@@ -5,8 +5,8 @@
  * tree can be read back: invalid UTF-8 bytes (and NUL bytes) become U+FFFD, and the Penn
  * Treebank escapes replace brackets inside words ("(" -> "-LRB-", ")" -> "-RRB-"), which is
  * also how the treebank the grammars were trained on spells them. */
-#ifndef CKY_PARSER_SENTENCE_H
-#define CKY_PARSER_SENTENCE_H
+#ifndef CKY_CORPUS_SENTENCE_H
+#define CKY_CORPUS_SENTENCE_H
 
 #include <stddef.h>
 
@@ -25,5 +25,20 @@ cky_status sentence_from_line(const char *line, size_t len, sentence *out);
 cky_status sentence_from_words(char *const *words, int n, sentence *out);
 
 void sentence_free(sentence *s);
+
+/* The sentences of a file read whole, with the input line of each. */
+typedef struct sentence_list {
+    sentence *s;
+    long *line; /* 1-based input line of s[k] */
+    int n;
+    long words;   /* of the n sentences */
+    long skipped; /* lines of no word or of more than the words asked for */
+} sentence_list;
+
+/* The sentences of 1 to max_words words of the lines of `path` (plain or gzipped, as
+ * io_lines reads it) into *out, in input order. Errors name the file (and the line). */
+cky_status sentence_read_file(const char *path, int max_words, sentence_list *out);
+
+void sentence_list_free(sentence_list *l);
 
 #endif

@@ -172,38 +172,28 @@ static long pull_walk(const plan *p, int d, codegen_family_id f, int side, int *
 typedef struct pull_job {
     plan *p;
     int *item;
-    int next; /* the next list, (d * CODEGEN_NFAMILY + f) * 2 + side */
-    int failed;
-    pthread_mutex_t lock;
+    long *off; /* each worker's 2 (maxn + 1) offsets */
+    int *par;  /* and maxn + 1 parents */
 } pull_job;
 
-static void *pull_worker(void *arg)
+/* Pull list x + CODEGEN_NFAMILY * 2, x = (d * CODEGEN_NFAMILY + f) * 2 + side, from d = 1. */
+static cky_status pull_list(void *arg, long k, int worker)
 {
     pull_job *j = arg;
     plan *p = j->p;
-    long *off = malloc((size_t)(p->maxn + 1) * 2 * sizeof *off);
-    int *par = malloc((size_t)(p->maxn + 1) * sizeof *par);
-    int last = p->maxn * CODEGEN_NFAMILY * 2;
-    for (;;) {
-        pthread_mutex_lock(&j->lock);
-        int x = j->next++;
-        j->failed |= !off || !par;
-        pthread_mutex_unlock(&j->lock);
-        if (x >= last || !off || !par)
-            break;
-        int d = x / (CODEGEN_NFAMILY * 2), f = x / 2 % CODEGEN_NFAMILY, side = x % 2;
-        plan_segment *sg = &p->pull[x];
-        long m = pull_walk(p, d, (codegen_family_id)f, side, j->item ? j->item + sg->first : NULL,
-                           off, off + p->maxn + 1, par);
-        if (!j->item)
-            sg->count = m;
-        else
-            CKY_ASSERT(m == sg->count, "pull list (%d, %s, %d): %ld listed, %ld counted", d,
-                       codegen_family_name((codegen_family_id)f), side, m, sg->count);
-    }
-    free(off);
-    free(par);
-    return NULL;
+    int x = (int)k + CODEGEN_NFAMILY * 2;
+    long *off = j->off + (size_t)worker * 2 * (p->maxn + 1);
+    int *par = j->par + (size_t)worker * (p->maxn + 1);
+    int d = x / (CODEGEN_NFAMILY * 2), f = x / 2 % CODEGEN_NFAMILY, side = x % 2;
+    plan_segment *sg = &p->pull[x];
+    long m = pull_walk(p, d, (codegen_family_id)f, side, j->item ? j->item + sg->first : NULL,
+                       off, off + p->maxn + 1, par);
+    if (!j->item)
+        sg->count = m;
+    else
+        CKY_ASSERT(m == sg->count, "pull list (%d, %s, %d): %ld listed, %ld counted", d,
+                   codegen_family_name((codegen_family_id)f), side, m, sg->count);
+    return CKY_OK;
 }
 
 static cky_status walk_pulls(plan *p, int threads, int *item)
@@ -211,9 +201,14 @@ static cky_status walk_pulls(plan *p, int threads, int *item)
     int lists = (p->maxn - 1) * CODEGEN_NFAMILY * 2;
     if (lists <= 0)
         return CKY_OK;
-    pull_job j = {p, item, CODEGEN_NFAMILY * 2, 0, PTHREAD_MUTEX_INITIALIZER};
-    workers_run(threads < 1 ? 1 : threads < lists ? threads : lists, pull_worker, &j);
-    return j.failed ? cky_fail(CKY_ERR_NOMEM, "out of memory for the pull lists") : CKY_OK;
+    threads = threads < 1 ? 1 : threads < lists ? threads : lists;
+    pull_job j = {p, item, malloc((size_t)threads * 2 * (p->maxn + 1) * sizeof *j.off),
+                  malloc((size_t)threads * (p->maxn + 1) * sizeof *j.par)};
+    cky_status st = j.off && j.par ? workers_for(threads, lists, pull_list, &j)
+                                   : cky_fail(CKY_ERR_NOMEM, "out of memory for the pull lists");
+    free(j.off);
+    free(j.par);
+    return st;
 }
 
 cky_status plan_add_pull(plan *p, int threads)

@@ -1,7 +1,8 @@
 /* check_engine: the long acceptance check of the CPU generated path (make check-cpu).
  *
  * Parses the sentences of a file in batches with the cpu engine (the generated float32
- * kernels, parser/cpu.h) and checks every chart against the reference parser (parser/ref.h):
+ * kernels, engines/cpu/cpu.h) and checks every chart against the reference parser
+ * (engines/ref/ref.h):
  *
  *   --against float   the float32 reference chart must be identical bit for bit (every cell,
  *                     both layers), and so must the exact trees extracted from both charts
@@ -20,11 +21,9 @@
 #include <float.h>
 #include <getopt.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../../corpus_tools/tree.h"
@@ -33,6 +32,7 @@
 #include "../../engines/cpu/cpu.h"
 #include "../../engines/ref/ref.h"
 #include "../../corpus_tools/sentence.h"
+#include "../../util/clock.h"
 #include "../../util/io.h"
 #include "../../util/workers.h"
 #include "../../decoders/viterbi/viterbi.h"
@@ -182,78 +182,6 @@ static int read_options(int argc, char **argv, options *o)
         o->threads = cores > 0 ? (int)cores : 1;
     }
     return 0;
-}
-
-/* ---- input ------------------------------------------------------------------------- */
-
-/* The sentences kept for checking, with their input line numbers. */
-typedef struct corpus {
-    sentence *s;
-    long *line;
-    int n, cap;
-    long skipped; /* lines with no words or more than --max-length */
-} corpus;
-
-static void corpus_free(corpus *c)
-{
-    for (int k = 0; k < c->n; k++)
-        sentence_free(&c->s[k]);
-    free(c->s);
-    free(c->line);
-}
-
-static int corpus_add(corpus *c, const sentence *s, long line)
-{
-    if (c->n == c->cap) {
-        int cap = c->cap ? 2 * c->cap : 256;
-        sentence *ns = realloc(c->s, (size_t)cap * sizeof *ns);
-        if (ns)
-            c->s = ns;
-        long *nl = realloc(c->line, (size_t)cap * sizeof *nl);
-        if (nl)
-            c->line = nl;
-        if (!ns || !nl)
-            return 0;
-        c->cap = cap;
-    }
-    c->s[c->n] = *s;
-    c->line[c->n++] = line;
-    return 1;
-}
-
-/* Read the sentences of `path` with 1..max_length words. Returns 0 or prints the error. */
-static int read_corpus(const char *path, int max_length, corpus *c)
-{
-    memset(c, 0, sizeof *c);
-    io_lines *in;
-    if (io_lines_open(path, &in)) {
-        fprintf(stderr, PROG ": %s\n", cky_last_error());
-        return 1;
-    }
-    char *text;
-    size_t len;
-    cky_status st;
-    while (!(st = io_lines_next(in, &text, &len)) && text) {
-        sentence s;
-        if (sentence_from_line(text, len, &s)) {
-            fprintf(stderr, PROG ": %s:%ld: %s\n", path, io_lines_number(in), cky_last_error());
-            io_lines_close(in);
-            return 1;
-        }
-        if (s.n < 1 || s.n > max_length) {
-            c->skipped++;
-            sentence_free(&s);
-        } else if (!corpus_add(c, &s, io_lines_number(in))) {
-            sentence_free(&s);
-            fprintf(stderr, PROG ": out of memory reading %s\n", path);
-            io_lines_close(in);
-            return 1;
-        }
-    }
-    if (st)
-        fprintf(stderr, PROG ": %s\n", cky_last_error());
-    io_lines_close(in);
-    return st != CKY_OK;
 }
 
 /* ---- trees ------------------------------------------------------------------------- */
@@ -413,8 +341,6 @@ typedef struct batch_job {
     const sentence *s;
     chart **cpu;       /* the cpu engine's charts */
     verdict *v;
-    int n, next;
-    pthread_mutex_t lock;
 } batch_job;
 
 static void verdict_error(verdict *v, const char *what)
@@ -545,22 +471,16 @@ static void check_double_one(const grammar *g, const options *o, const sentence 
     chart_free(dbl);
 }
 
-static void *check_worker(void *arg)
+static cky_status check_sentence(void *arg, long k, int worker)
 {
     batch_job *jb = arg;
-    for (;;) {
-        pthread_mutex_lock(&jb->lock);
-        int k = jb->next++;
-        pthread_mutex_unlock(&jb->lock);
-        if (k >= jb->n)
-            return NULL;
-        if (jb->o->against_double)
-            check_double_one(jb->g, jb->o, &jb->s[k], jb->cpu[k], &jb->v[k]);
-        else
-            check_float_one(jb->g, &jb->s[k], jb->cpu[k], &jb->v[k]);
-        chart_free(jb->cpu[k]); /* keeps memory bounded by the batch */
-        jb->cpu[k] = NULL;
-    }
+    if (jb->o->against_double)
+        check_double_one(jb->g, jb->o, &jb->s[k], jb->cpu[k], &jb->v[k]);
+    else
+        check_float_one(jb->g, &jb->s[k], jb->cpu[k], &jb->v[k]);
+    chart_free(jb->cpu[k]); /* keeps memory bounded by the batch */
+    jb->cpu[k] = NULL;
+    return CKY_OK;
 }
 
 /* ---- the run ----------------------------------------------------------------------- */
@@ -570,13 +490,6 @@ typedef struct tally {
     double max_gap;
     long max_gap_line;
 } tally;
-
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
 
 /* Print the mismatch line of one sentence (if any) and count it. */
 static void report(const options *o, const sentence *s, long line, const verdict *v, tally *t)
@@ -611,7 +524,7 @@ static void report(const options *o, const sentence *s, long line, const verdict
 }
 
 /* Parse and check the sentences of `c` batch by batch; prints mismatches as it goes. */
-static int run_batches(const grammar *g, const options *o, cpu_engine *e, const corpus *c,
+static int run_batches(const grammar *g, const options *o, cpu_engine *e, const sentence_list *c,
                        tally *t)
 {
     chart **charts = calloc((size_t)o->batch, sizeof *charts);
@@ -622,8 +535,7 @@ static int run_batches(const grammar *g, const options *o, cpu_engine *e, const 
         fprintf(stderr, PROG ": out of memory\n");
         return 1;
     }
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    double t0 = clock_seconds();
     int rc = 0;
     for (int first = 0; first < c->n && !rc; first += o->batch) {
         int n = c->n - first < o->batch ? c->n - first : o->batch;
@@ -634,19 +546,15 @@ static int run_batches(const grammar *g, const options *o, cpu_engine *e, const 
             break;
         }
         memset(v, 0, (size_t)n * sizeof *v);
-        batch_job jb = {.g = g, .o = o, .s = c->s + first, .cpu = charts, .v = v, .n = n};
-        pthread_mutex_init(&jb.lock, NULL);
-        workers_run(o->threads < n ? o->threads : n, check_worker, &jb);
-        pthread_mutex_destroy(&jb.lock);
+        batch_job jb = {.g = g, .o = o, .s = c->s + first, .cpu = charts, .v = v};
+        workers_for(o->threads, n, check_sentence, &jb);
         for (int k = 0; k < n; k++) {
-            chart_free(charts[k]); /* left over only if a thread failed to start */
-            charts[k] = NULL;
             report(o, &c->s[first + k], c->line[first + k], &v[k], t);
             free(v[k].error);
         }
         fflush(stdout);
         fprintf(stderr, PROG ": %d/%d sentences checked, %.1f s\n", first + n, c->n,
-                seconds_since(&t0));
+                clock_seconds() - t0);
     }
     free(charts);
     free(v);
@@ -656,7 +564,7 @@ static int run_batches(const grammar *g, const options *o, cpu_engine *e, const 
 static double percent(long a, long b) { return b ? 100.0 * (double)a / (double)b : 100.0; }
 
 /* Print the summary line; returns the exit status. */
-static int summarize(const options *o, const corpus *c, const tally *t, double seconds)
+static int summarize(const options *o, const sentence_list *c, const tally *t, double seconds)
 {
     printf("%s on %s, --against %s, 1..%d words: %ld sentences checked (%ld skipped), ",
            o->grammar, o->input, o->against_double ? "double" : "float", o->max_length,
@@ -686,11 +594,10 @@ int main(int argc, char **argv)
     int rc = read_options(argc, argv, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
-    struct timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    corpus c;
-    if (read_corpus(o.input, o.max_length, &c)) {
-        corpus_free(&c);
+    double t0 = clock_seconds();
+    sentence_list c;
+    if (sentence_read_file(o.input, o.max_length, &c)) {
+        fprintf(stderr, PROG ": %s\n", cky_last_error());
         return 1;
     }
     grammar *g = NULL;
@@ -704,13 +611,13 @@ int main(int argc, char **argv)
         rc = 1;
     } else {
         fprintf(stderr, PROG ": %d sentences of 1..%d words (%ld skipped), engine ready "
-                "after %.1f s\n", c.n, o.max_length, c.skipped, seconds_since(&t0));
+                "after %.1f s\n", c.n, o.max_length, c.skipped, clock_seconds() - t0);
         rc = run_batches(g, &o, e, &c, &t);
         if (!rc)
-            rc = summarize(&o, &c, &t, seconds_since(&t0));
+            rc = summarize(&o, &c, &t, clock_seconds() - t0);
     }
     cpu_engine_free(e);
     grammar_free(g);
-    corpus_free(&c);
+    sentence_list_free(&c);
     return rc;
 }
