@@ -227,6 +227,29 @@ void parser_free(parser *p)
     free(p);
 }
 
+/* The decoder's part over batch[0..m): a sentence too large for the memory or the limits
+ * of the engine (CKY_ERR_NOMEM, CKY_ERR_LIMIT: its chart, items or workspace) fails alone.
+ * The batch is cut in halves and each parsed again until the sentence that fails is by
+ * itself, its result PARSE_FAILED with the engine's message; the others are parsed. Any
+ * other failure (a device error) fails the batch, as the pool expects (parser/pool.h). */
+static cky_status parse_part(parser *p, const sentence *batch, int m, parse_result *res)
+{
+    cky_status st = p->part->parse(p->state, batch, m, res);
+    if (st != CKY_ERR_NOMEM && st != CKY_ERR_LIMIT)
+        return st;
+    if (m == 1) {
+        parse_result_clear(&res[0]);
+        parse_result_fail(&res[0]);
+        return CKY_OK;
+    }
+    for (int k = 0; k < m; k++)
+        parse_result_clear(&res[k]);
+    int half = m / 2;
+    if ((st = parse_part(p, batch, half, res)))
+        return st;
+    return parse_part(p, batch + half, m - half, res + half);
+}
+
 cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
 {
     if (p->pool)
@@ -257,7 +280,7 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
             parse_result_init(&res[m++]);
         }
     if (!st)
-        st = p->part->parse(p->state, batch, m, res);
+        st = parse_part(p, batch, m, res);
     for (int k = 0; k < m; k++)
         out[index[k]] = res[k];
     free(batch);

@@ -79,6 +79,47 @@ Test(cli_robust, internal_error_has_its_own_exit_status)
     run_cleanup(d);
 }
 
+/* One sentence too big for the memory fails alone in every engine and decoder: its line is
+ * (()), named on stderr, every other line of its batch is parsed (issue 41). */
+Test(cli_robust, big_sentence_fails_alone, .timeout = 600)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "head -20 '%s/data/ptb-sample/dev.txt' > mix.txt && "
+                        "(yes the | head -3000 | tr '\\n' ' '; echo) >> mix.txt && "
+                        "sed -n 21,40p '%s/data/ptb-sample/dev.txt' >> mix.txt",
+                        CKY_SHARED, CKY_SHARED), 0);
+    const char *runs[] = {"--engine cpu --decoder viterbi", "--engine cpu --decoder maxrule",
+                          "--engine ref --decoder viterbi", "--engine ref --decoder maxrule"};
+    for (int k = 0; k < 4; k++) {
+        int st = run_sh(d, "ulimit -v 1500000 && CKY_CACHE=cache '" RUN_CKY "' parse -g '"
+                        RUN_GRAMMAR ".gr' %s --max-length 100000 -i mix.txt > out 2>err",
+                        runs[k]);
+        char *out = run_read(d, "out"), *err = run_read(d, "err");
+        if (strstr(err, "AddressSanitizer failed to allocate")) {
+            run_cleanup(d);
+            cr_skip_test("AddressSanitizer cannot run under ulimit -v");
+        }
+        cr_assert_eq(st, 3, "%s: exit status %d; stderr: %s", runs[k], st, err);
+        int line = 0, empty = 0;
+        for (const char *c = out; *c; c = strchr(c, '\n') + 1) {
+            line++;
+            if (!strncmp(c, "(())\n", 5)) {
+                cr_assert_eq(line, 21, "%s: line %d is (()) too; stderr: %s", runs[k], line,
+                             err);
+                empty++;
+            }
+        }
+        cr_assert_eq(line, 41, "%s: %d lines out", runs[k], line);
+        cr_assert_eq(empty, 1, "%s: the big sentence's line is not (())", runs[k]);
+        cr_assert(strstr(err, "mix.txt:21:") && !strstr(err, "mix.txt:20:") &&
+                      !strstr(err, "mix.txt:22:"), "%s: %s", runs[k], err);
+        free(out);
+        free(err);
+    }
+    run_cleanup(d);
+}
+
 static double now(void)
 {
     struct timespec t;
