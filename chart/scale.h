@@ -1,4 +1,4 @@
-/* scale: the exact power-of-two scaling of the sum-product charts (parser/sum_rules.h), in
+/* scale: the exact power-of-two scaling of the sum-product charts (semiring/sum_rules.h), in
  * one header for host and device code (C and CUDA C++), done on the bits of the float with
  * integer operations only, so that the cpu and gpu engines do the same thing bit for bit
  * whatever their libraries' frexpf and ldexpf do with subnormal numbers.

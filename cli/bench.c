@@ -1,6 +1,6 @@
 /* cky bench: parse a file with each decoder (one row each) after a warm-up and report
  * throughput; on the gpu engine also rule evaluations against the GPU's measured peak of
- * each semiring (add+max, sum-product: kernels/peak.h), per pass, and where the time goes. */
+ * each semiring (add+max, sum-product: gpu/gpu.h), per pass, and where the time goes. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>

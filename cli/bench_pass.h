@@ -1,6 +1,6 @@
 /* bench_pass: the per-pass statistics of a gpu engine, as cky bench reads them: the rule
  * evaluations and the device seconds of each (pass, semiring) the engine ran, so that each
- * pass is reported against the peak of its semiring (kernels/peak.h).
+ * pass is reported against the peak of its semiring (gpu/gpu.h).
  *
  * The gpu engine keeps them in gpu_stats (pass_seconds, pass_evaluations), summed over
  * parses as the other members are. */

@@ -171,7 +171,7 @@ typedef struct kernels_sum_fold {
 cudaError_t kernels_sum_fold_slots(const float *part, int ptile, float *ws, int tile, int n,
                                    kernels_sum_fold f, cudaStream_t stream);
 
-/* One direction of the unary closure (sum_unary_table of parser/sum_rules.h) for cells of one
+/* One direction of the unary closure (sum_unary_table of semiring/sum_rules.h) for cells of one
  * kind, laid out so that a warp's loads are one: slot s computes row row[s] (-1: none), the
  * slots in groups of 32 (a warp's lanes); group g = s / 32 holds its entries at
  * off[g] + 32 j + s % 32, j < (off[g + 1] - off[g]) / 32, each row's in the table's order, a

@@ -3,7 +3,7 @@
  * add+max: each rule evaluation compiles to one FADD with an immediate weight and one
  * FMNMX. sum-product: to one FFMA with an immediate weight (the generated sum-product text's
  * `P = CKY_FMA(P, lr, w)`, i.e. fmaf(lr, w, P)). Check with
- *     cuobjdump -sass build/kernels/peak.o | grep -c FFMA     (and FADD, FMNMX)
+ *     cuobjdump -sass build/gpu/peak.o | grep -c FFMA     (and FADD, FMNMX)
  * that each kernel's loop body holds GPU_PEAK_RULES_PER_TRIP (256) of its kind's instructions
  * (both kernels together: 256 FFMA, 256 FADD, 270 FMNMX).
  * Seen for sm_90 with nvcc 13.0: add+max 256 FADD, 263 FMNMX (the loop's 256 and the final

@@ -2,7 +2,7 @@
  * around the generated sum-product kernels (see kernels.h): the exponent of each cell, the
  * fixed-order adds of the kernels' partial slots into the workspace and of work items'
  * vectors into the cells, and the unary step with its normalization. The float operations
- * are parser/sum_rules.h's, in the same order as the cpu engine's (explicit fmaf and
+ * are semiring/sum_rules.h's, in the same order as the cpu engine's (explicit fmaf and
  * __fadd_rn, no contraction), so the charts are the same bits; the only atomics are integer
  * maxima (order-independent). */
 #include <math.h>

@@ -2,7 +2,7 @@
  * that drives it.
  *
  * An engine (cpu, gpu; later several GPUs) fills the charts of a batch laid out by a plan
- * (parser/plan.h). It offers two steps, each for one pass (inside now; outside later) in
+ * (sched/plan.h). It offers two steps, each for one pass (inside now; outside later) in
  * one semiring (max-plus now; sum-product later):
  *   - binary: the binary rules of family f into the cells of span length d: inside, over
  *     the work items of plan segment (d, f), from the children; outside, over the pull
@@ -17,8 +17,8 @@
  * Adding a pass or semiring touches the enums here (and codegen's semiring enum) and the
  * engines' steps; adding a kernel family touches codegen_family_id and codegen/family.c
  * only: the loop runs every family of the plan. */
-#ifndef CKY_PARSER_ENGINE_H
-#define CKY_PARSER_ENGINE_H
+#ifndef CKY_SCHED_ENGINE_H
+#define CKY_SCHED_ENGINE_H
 
 #include "../codegen/codegen.h"
 #include "plan.h"

@@ -11,8 +11,8 @@
  * that one rule gives every count here.
  *
  * A plan only numbers; the arrays it fills belong to the caller. */
-#ifndef CKY_PARSER_PLAN_H
-#define CKY_PARSER_PLAN_H
+#ifndef CKY_SCHED_PLAN_H
+#define CKY_SCHED_PLAN_H
 
 #include "../codegen/codegen.h"
 

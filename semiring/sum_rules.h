@@ -16,8 +16,8 @@
  *     outside terms (the `down` table), normalized.
  * Every power-of-two scaling is chart_scale's (chart/scale.h: exact, or 0 below the normal
  * range). Nothing depends on the batch, the workspace width or the device. */
-#ifndef CKY_PARSER_SUM_RULES_H
-#define CKY_PARSER_SUM_RULES_H
+#ifndef CKY_SEMIRING_SUM_RULES_H
+#define CKY_SEMIRING_SUM_RULES_H
 
 #include <math.h>
 
@@ -61,7 +61,7 @@ static inline float sum_rules_row(const sum_unary_table *t, int x, const float *
     return acc;
 }
 
-/* Table t for the device's unary kernel (kernels_sum_layout of kernels/kernels.h): its rows
+/* Table t for the device's unary kernel (kernels_sum_layout of gpu/kernels.h): its rows
  * with entries (with `phrasal`: its phrasal rows only), longest first, in slots of 32 (a
  * warp's lanes); group g = s / 32 of slots holds its entries at off[g] + 32 j + s % 32, each
  * row's in the table's order, a row shorter than its group's first (longest) padded with

@@ -1,5 +1,5 @@
-/* The sum-product inside pass of the cpu engine (parser/cpu_sum.h): log P(sentence) within
- * 1e-4 relative of the double-precision max-rule decoder's (maxrule/) on dev sentences of
+/* The sum-product inside pass of the cpu engine (engines/cpu/cpu_sum.h): log P(sentence) within
+ * 1e-4 relative of the double-precision max-rule decoder's (decoders/maxrule/) on dev sentences of
  * sample-sm1 and sample-sm3; the outside pass (inside x outside sums to P(sentence) over
  * each word, and agrees between a cell's two layers); the same bits, inside and outside, for
  * another workspace width, thread count and batch; a 200-word sentence stays finite (scaling), and with CKY_TEST_LONG set agrees with
@@ -184,7 +184,7 @@ Test(cpu_sum, text_export_matches_maxrule, .timeout = 600)
 }
 
 /* The device's layout of the unary tables (sum_rules_layout), read as the GPU kernel reads it
- * (kernels/sum_kernels.cu, sum_unary), gives sum_rules_row's bits for every row, in cells of
+ * (gpu/sum_kernels.cu, sum_unary), gives sum_rules_row's bits for every row, in cells of
  * one word and of more, over a layer of random values; every row with terms has one slot. */
 Test(cpu_sum, unary_layout_rows_as_table_sm3)
 {

@@ -1,4 +1,4 @@
-/* The max-rule decoder on the gpu engine (parser/gpu_sum.h, decode_maxrule_gpu) against the
+/* The max-rule decoder on the gpu engine (gpu/gpu.h, decode_maxrule_gpu) against the
  * cpu engine's: the same results bit for bit (log P, the max-rule score, the tree) for dev
  * sentences of sample-sm1 and sample-sm3, with two workspace widths, and a 200-word sentence
  * finite. Equal log P doubles need the same float bits of the root's inside layer and

@@ -1,4 +1,4 @@
-/* The peak micro-benchmarks (kernels/peak.h) on a GPU: plausible rates (the reference
+/* The peak micro-benchmarks (gpu/gpu.h) on a GPU: plausible rates (the reference
  * figure on an H200 is 15.0e12 add+max rule evaluations per second), and the sum-product
  * kernel, one instruction per rule against two, faster than the add+max one; skips without
  * a GPU. The host-side arithmetic and the kernels' instruction mix: test_peak.c. */

@@ -1,4 +1,4 @@
-/* The GPU Viterbi (kernels/viterbi_gpu.h) against the CPU exact extraction
+/* The GPU Viterbi (decoders/viterbi/viterbi_kernels.h) against the CPU exact extraction
  * viterbi_extract_array on the same float charts: every node of every sentence equal, status
  * 1 for sentences without a parse, status 2 where the CPU finds the chart inconsistent. The
  * charts come from the reference parser in CHART_FLOAT mode (bit-identical to the CPU engine's,

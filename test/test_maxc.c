@@ -1,6 +1,6 @@
-/* The engines' max-c scores and trees (parser/maxc_rules.h, parser/maxc.h): maxc_log against
+/* The engines' max-c scores and trees (decoders/maxrule/maxc_rules.h, decoders/maxrule/maxc.h): maxc_log against
  * the C library's log; the butterfly of the lanes; node codes into trees (and malformed codes
- * refused); the cpu engine's max-rule trees against the ref engine's (maxrule/, the jar's
+ * refused); the cpu engine's max-rule trees against the ref engine's (decoders/maxrule/, the jar's
  * double arithmetic) on dev sentences of sample-sm3, the scores within 1e-4; a 200-word
  * sentence gives a tree with finite scores; no binary candidate's log posterior exceeds its
  * parent's upper bound (maxc_upper), which lets the engines skip candidates; the sparse rows'

@@ -1,4 +1,4 @@
-/* Tests of the max-rule decoder (maxrule/): on short dev sentences it gives the Berkeley jar's
+/* Tests of the max-rule decoder (decoders/maxrule/): on short dev sentences it gives the Berkeley jar's
  * own unpruned max-rule output (../shared/reference/berkeley/\*exhaustive-maxrule.tsv: log
  * likelihood and max-rule score within 1e-9 relative, the same tree); the scaled passes agree
  * with the unscaled ones; a sentence whose probability underflows goes through the scaled

@@ -1,4 +1,4 @@
-/* The peak micro-benchmarks without a GPU (kernels/peak.h): the host-side arithmetic (rule
+/* The peak micro-benchmarks without a GPU (gpu/gpu.h): the host-side arithmetic (rule
  * evaluations of a launch, the sizing of the timed launch, the kinds' names), the refusal of
  * an unknown kind and of a machine without a device, and the instruction mix of the two
  * kernels (their PTX, compiled here by nvcc) against the per-rule operations of the generated
@@ -92,7 +92,7 @@ static long count_in_entry(const char *s, const char *entry, const char *op)
 /* The generated kernels do, per rule, one add of the weight and one max (max-plus) or one
  * fmaf (sum-product); the peak kernels do exactly that per rule evaluation, register to
  * register. (The SASS check, one FADD + FMNMX or one FFMA each with an immediate weight,
- * needs cuobjdump: kernels/peak.cu says how.) */
+ * needs cuobjdump: gpu/peak.cu says how.) */
 Test(peak, kernel_mix_matches_generated_rules, .timeout = 600)
 {
     /* the generated text, per rule */
@@ -123,7 +123,7 @@ Test(peak, kernel_mix_matches_generated_rules, .timeout = 600)
 
     /* the peak kernels' PTX, per loop trip */
     char src[1024], ptx[] = "/tmp/cky-peak-ptx-XXXXXX";
-    snprintf(src, sizeof src, "%s/../kernels/peak.cu", CKY_BUILD);
+    snprintf(src, sizeof src, "%s/../gpu/peak.cu", CKY_BUILD);
     if (access(src, R_OK) != 0)
         cr_skip_test("%s is not here (a build folder outside the checkout)", src);
     const char *nvcc = access("/usr/local/cuda/bin/nvcc", X_OK) == 0 ? "/usr/local/cuda/bin/nvcc"

@@ -1,6 +1,6 @@
-/* The seams of the parser: the plan (parser/plan.h), its counts, by the one rule, against the
+/* The seams of the parser: the plan (sched/plan.h), its counts, by the one rule, against the
  * items it lists and against a brute-force enumeration of every split, segment order and
- * cell numbering; the engine's span-length loop (parser/engine.h) in both directions; the
+ * cell numbering; the engine's span-length loop (sched/engine.h) in both directions; the
  * decoder table (parser/decoders.c); the invariant check (CKY_ASSERT). */
 #include <criterion/criterion.h>
 #include <signal.h>

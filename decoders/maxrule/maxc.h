@@ -1,9 +1,9 @@
 /* maxc: the host side of the engines' max-c scores and max-rule trees (the arithmetic is
- * parser/maxc_rules.h, shared with the device): the grammar's tables in one block that the
+ * decoders/maxrule/maxc_rules.h, shared with the device): the grammar's tables in one block that the
  * gpu engine copies to the device as it is, the cpu engine's run over one sentence's
  * sum_chart, and the tree of a sentence's node codes. */
-#ifndef CKY_PARSER_MAXC_H
-#define CKY_PARSER_MAXC_H
+#ifndef CKY_DECODERS_MAXC_H
+#define CKY_DECODERS_MAXC_H
 
 #include "../../corpus_tools/tree.h"
 #include "../../grammar/grammar.h"

@@ -1,5 +1,5 @@
 /* maxc_kernels: the max-c scores and max-rule trees of the GPU engine (see kernels.h), with
- * the arithmetic of parser/maxc_rules.h, the same bits as the cpu engine's.
+ * the arithmetic of decoders/maxrule/maxc_rules.h, the same bits as the cpu engine's.
  *   - maxc_sums: each symbol's best binary candidate in cells of span 2 and more, a warp
  *     per (cell, symbol P). A lane per rule of P finds the split whose children score the
  *     most; the best of them is the first candidate, whose score is the bound with P's

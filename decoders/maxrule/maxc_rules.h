@@ -2,7 +2,7 @@
  * header for host and device code (C and CUDA C++), so that both do the same double
  * operations in the same order and give the same bits.
  *
- * The input is a batch of sum-product charts (parser/sum_rules.h: float layers, one
+ * The input is a batch of sum-product charts (semiring/sum_rules.h: float layers, one
  * power-of-two exponent per cell and layer): the post-unary inside layer (post, epost), the
  * pre-unary outside layer (opre, eopre: what a cell's binary rules send on, as the jar's
  * oScore after its outside pass) and the pre-unary inside layer (pre, epre: the lexical
@@ -25,9 +25,9 @@
  *
  * The tree: maxc_extract walks the max-c arrays of one sentence without recursion (an
  * explicit stack) and writes its nodes in prefix order as codes (maxc_node_*); the host
- * turns them into a tree (maxc_tree_build in parser/maxc.h). */
-#ifndef CKY_PARSER_MAXC_RULES_H
-#define CKY_PARSER_MAXC_RULES_H
+ * turns them into a tree (maxc_tree_build in decoders/maxrule/maxc.h). */
+#ifndef CKY_DECODERS_MAXC_RULES_H
+#define CKY_DECODERS_MAXC_RULES_H
 
 #include <math.h>
 #include <stdint.h>

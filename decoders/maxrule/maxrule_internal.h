@@ -5,8 +5,8 @@
  * iScale and oScale of every symbol (scaled passes), and the max-c arrays of every symbol.
  * "Allowed" is the jar's exhaustive allowedStates: every symbol over one word, the phrasal
  * symbols (isGrammarTag) over longer spans. */
-#ifndef CKY_MAXRULE_INTERNAL_H
-#define CKY_MAXRULE_INTERNAL_H
+#ifndef CKY_DECODERS_MAXRULE_INTERNAL_H
+#define CKY_DECODERS_MAXRULE_INTERNAL_H
 
 #include <limits.h>
 #include <stddef.h>

@@ -5,8 +5,8 @@
  * is max-reduced into the chart; then the unary step closes the new cells.
  *
  * The charts it fills are CHART_FLOAT charts, bit-identical to ref_parse(..., CHART_FLOAT). */
-#ifndef CKY_PARSER_CPU_H
-#define CKY_PARSER_CPU_H
+#ifndef CKY_ENGINES_CPU_H
+#define CKY_ENGINES_CPU_H
 
 #include "../../codegen/codegen.h"
 #include "../../chart/chart.h"

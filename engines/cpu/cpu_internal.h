@@ -1,7 +1,7 @@
 /* cpu engine internals shared by its files (cpu.c: the engine and the max-plus inside pass;
  * cpu_sum.c: the sum-product passes of max-rule). Not a public API. */
-#ifndef CKY_PARSER_CPU_INTERNAL_H
-#define CKY_PARSER_CPU_INTERNAL_H
+#ifndef CKY_ENGINES_CPU_INTERNAL_H
+#define CKY_ENGINES_CPU_INTERNAL_H
 
 #include "cpu.h"
 #include "cpu_sum.h"

@@ -2,15 +2,15 @@
  * issue 13), through the engine's span loop (engine.h) with the sum-product kernels.
  *
  * A sum_chart holds linear scores in float32 with one power-of-two exponent per cell and
- * layer, with the arithmetic of parser/sum_rules.h (the gpu engine's too, bit for bit):
+ * layer, with the arithmetic of semiring/sum_rules.h (the gpu engine's too, bit for bit):
  * the inside pass fills pre and post, the outside pass opost and opre; the binary steps run
  * the sum-product kernels (the outside pass those of the turned families, codegen_family_turn) a
  * workspace at a time and add each work item's vector into its cell at the cell's exponent,
  * in plan order (inside) or pull order (outside, plan_fill_pulls). Nothing depends on the
  * batch, the workspace width or the threads: the same bits for any of them. Needs a grammar
  * grammar_check_sum accepts. */
-#ifndef CKY_PARSER_CPU_SUM_H
-#define CKY_PARSER_CPU_SUM_H
+#ifndef CKY_ENGINES_CPU_SUM_H
+#define CKY_ENGINES_CPU_SUM_H
 
 #include "cpu.h"
 

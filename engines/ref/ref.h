@@ -4,8 +4,8 @@
  * time, every rule, every split. In CHART_DOUBLE mode it reproduces the Berkeley parser's
  * final Viterbi pass bit for bit (docs/berkeley-grammar-spec.md §4.3); in CHART_FLOAT mode it
  * computes, with the same loops, the float32 chart the generated kernels must reproduce. */
-#ifndef CKY_PARSER_REF_H
-#define CKY_PARSER_REF_H
+#ifndef CKY_ENGINES_REF_H
+#define CKY_ENGINES_REF_H
 
 #include "../../grammar/grammar.h"
 #include "../../chart/chart.h"
