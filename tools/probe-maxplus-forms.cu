@@ -3,7 +3,7 @@
 // float add and max of the generated kernels, the same in int32 (which ptxas fuses into one
 // VIADDMNMX, Hopper's DPX "max(a + b, c)"), three-input forms, and the XX kernels' mix of one
 // (L, R) pair add shared by two rules, in float and in int32. Not part of the build
-// (docs/performance.md, session 25, says what it measured):
+// (docs/history.md, session 25, says what it measured):
 //
 //     nvcc -O3 -arch=sm_90 -o probe-maxplus-forms tools/probe-maxplus-forms.cu
 //     ./probe-maxplus-forms      # on the GPU machine; cuobjdump -sass shows the instructions
