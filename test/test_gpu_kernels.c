@@ -1,18 +1,20 @@
 /* The per-kernel harness of the hand-written CUDA kernels (issue 40, as ggml's
- * test-backend-ops). Each kernel of gpu/kernels.h runs on small random inputs (fixed seeds;
- * several shapes each: sizes off the tile and warp multiples, n = 0, one element) in device
- * buffers between guard words (test_gpu_guarded.h), and its whole output buffers, the words
- * it must leave alone included, are compared with a plain host function beside the test,
- * written from the kernel's contract, not from its code: the first differing index is
- * reported with its place and both values' bits. Everything must be bit-identical: max-plus
- * is exact, the sum-product adds are in the contract's fixed order (kernels_sum_add: items
- * in list order; the fold: slots in order), the unary closure and normalization are
- * sum_rules.h's.
+ * test-backend-ops). Each kernel of gpu/kernels.h, the peak kernels, the GPU Viterbi
+ * extraction and max-c's three kernels runs on small random inputs (fixed seeds; several
+ * shapes each: sizes off the tile and warp multiples, n = 0, one element) in device buffers
+ * between guard words (test_gpu_guarded.h), and its whole output buffers, the words it must
+ * leave alone included, are compared with a plain host function beside the test, written
+ * from the kernel's contract, not from its code: the first differing index is reported with
+ * its place and both values' bits. Everything must be bit-identical: max-plus is exact, the
+ * sum-product adds are in the contract's fixed order (kernels_sum_add: items in list order;
+ * the fold: slots in order), the unary closure and normalization are sum_rules.h's, max-c's
+ * doubles maxc_rules.h's.
  *
  * The gpu_kernels tests skip without a CUDA device. The kernels_ref tests check the host
  * references themselves everywhere: the gather against the workspace layout of
  * gpu/kernels.h, the unary layout of sum_rules_layout against sum_rules_row, the reduce's
- * max against float max. */
+ * max against float max, the max-c reference (every candidate summed, no bound) against the
+ * cpu engine's maxc_cpu_run. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdint.h>
@@ -21,9 +23,16 @@
 #include <string.h>
 
 #include "../chart/scale.h"
+#include "../decoders/maxrule/maxc.h"
+#include "../decoders/maxrule/maxc_kernels.h"
+#include "../decoders/viterbi/viterbi.h"
+#include "../decoders/viterbi/viterbi_kernels.h"
+#include "../engines/cpu/cpu_sum.h"
+#include "../engines/ref/ref.h"
 #include "../gpu/gpu.h"
 #include "../semiring/sum_rules.h"
 #include "../util/floatkey.h"
+#include "test_dev.h"
 #include "test_gpu_guarded.h"
 
 /* ---- common ---------------------------------------------------------------------------- */
@@ -1049,6 +1058,482 @@ Test(gpu_kernels, sum_roots)
     }
 }
 
+/* ---- gpu_peak_launch ------------------------------------------------------------------- */
+
+/* A micro-benchmark whose arithmetic is its own (gpu/peak.cu): what can be checked is that
+ * every thread writes its one result, finite, the same bits on a second launch, nothing
+ * outside out[], and that an unknown kind is refused. (The rates: test_gpu_peak.c.) */
+Test(gpu_kernels, peak)
+{
+    need_gpu();
+    static const struct {
+        int blocks, trips;
+        float seed;
+    } shape[] = {{1, 0, -0.001f}, {3, 5, -0.001f}, {2, 64, 0.5f}};
+    for (int kind = 0; kind < GPU_PEAK_NKIND; kind++) {
+        int per_sm = 0;
+        CUDA_OK(gpu_peak_blocks_per_sm((gpu_peak_kind)kind, &per_sm));
+        cr_assert_gt(per_sm, 0);
+        for (size_t k = 0; k < sizeof shape / sizeof *shape; k++) {
+            size_t n = (size_t)shape[k].blocks * GPU_PEAK_THREADS;
+            dev_guarded a = dev_guarded_new(n * 4, NULL), b = dev_guarded_new(n * 4, NULL);
+            CUDA_OK(gpu_peak_launch((gpu_peak_kind)kind, a.p, shape[k].blocks, shape[k].trips,
+                                    shape[k].seed, 0));
+            CUDA_OK(gpu_peak_launch((gpu_peak_kind)kind, b.p, shape[k].blocks, shape[k].trips,
+                                    shape[k].seed, 0));
+            char what[96];
+            snprintf(what, sizeof what, "gpu_peak_launch %s, %d blocks, %d trips",
+                     gpu_peak_kind_name((gpu_peak_kind)kind), shape[k].blocks, shape[k].trips);
+            float *first = sentinels(n);
+            dev_guarded_get(&a, first, n * 4, what);
+            for (size_t i = 0; i < n; i++)
+                cr_assert(isfinite(first[i]), "%s: thread %zu: %a (0x%08x)", what, i, first[i],
+                          bits_of(first[i]));
+            cmp_grid g = {GPU_PEAK_THREADS, {"block", "thread"}};
+            expect_dev_words(what, &b, first, n, CMP_FLOAT, cmp_where_grid, &g);
+            dev_guarded_free(&a);
+            dev_guarded_free(&b);
+            free(first);
+        }
+    }
+    int per_sm;
+    cr_assert_eq(gpu_peak_blocks_per_sm(GPU_PEAK_NKIND, &per_sm), cudaErrorInvalidValue);
+    cr_assert_eq(gpu_peak_launch(GPU_PEAK_NKIND, NULL, 1, 1, 1.0f, 0), cudaErrorInvalidValue);
+}
+
+/* ---- viterbi_gpu_launch ---------------------------------------------------------------- */
+
+/* test_gpu_viterbi.c compares the extraction with viterbi_extract_array on real grammars
+ * and on ties; here the launch itself: a batch with a sentence of no words (status
+ * VITERBI_GPU_NO_PARSE, nothing written) between real ones, their nodes apart with gaps that
+ * must stay untouched, every buffer guarded; and an empty batch. */
+Test(gpu_kernels, viterbi_launch)
+{
+    need_gpu();
+    grammar *g;
+    cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
+                 cky_last_error());
+    enum { NREAL = 3, NSENT = NREAL + 1, GAP = 3 };
+    sentence s[NREAL];
+    cr_assert_eq(dev_sentences(NREAL, 10, s), NREAL);
+    chart *c[NSENT] = {NULL}; /* c[1]: the sentence of no words */
+    int nsub = g->nsub_total, n[NSENT], node0[NSENT], nnode = 0;
+    long long cell0[NSENT], ncell = 0;
+    for (int k = 0, m = 0; k < NSENT; k++) {
+        if (k != 1) {
+            cr_assert_eq(ref_parse(g, s[m].words, s[m].n, CHART_FLOAT, &c[k]), CKY_OK, "%s",
+                         cky_last_error());
+            m++;
+        }
+        n[k] = c[k] ? c[k]->n : 0;
+        cell0[k] = ncell;
+        node0[k] = nnode;
+        ncell += (long long)chart_ncells(n[k]);
+        nnode += (n[k] ? 2 * n[k] - 1 : 0) + GAP;
+    }
+    size_t nval = (size_t)ncell * nsub;
+    float *pre = malloc(nval * sizeof *pre), *post = malloc(nval * sizeof *post);
+    cr_assert(pre && post);
+    viterbi_node *want = sentinels((size_t)nnode * 5);
+    int want_status[NSENT];
+    for (int k = 0; k < NSENT; k++) {
+        for (size_t i = 0; c[k] && i < chart_ncells(n[k]) * nsub; i++) {
+            pre[(size_t)cell0[k] * nsub + i] = (float)c[k]->pre[i];
+            post[(size_t)cell0[k] * nsub + i] = (float)c[k]->post[i];
+        }
+        cky_status st = c[k] ? viterbi_extract_array(g, c[k], want + node0[k]) : CKY_ERR_ARG;
+        want_status[k] = st == CKY_OK ? VITERBI_GPU_OK : VITERBI_GPU_NO_PARSE;
+        cr_assert(k == 1 || st == CKY_OK, "sentence %d parses", k);
+    }
+    gpu_rule_tables *t;
+    cr_assert_eq(gpu_rule_tables_new(g, &t), CKY_OK, "%s", cky_last_error());
+    dev_guarded d_pre = up(pre, nval, 4), d_post = up(post, nval, 4), d_n = up(n, NSENT, 4);
+    dev_guarded d_cell0 = up(cell0, NSENT, 8), d_node0 = up(node0, NSENT, 4);
+    dev_guarded d_nodes = dev_guarded_new((size_t)nnode * sizeof(viterbi_node), NULL);
+    dev_guarded d_status = dev_guarded_new(NSENT * 4, NULL);
+    CUDA_OK(viterbi_gpu_launch(&t->dev, d_pre.p, d_post.p, nsub, 0, d_n.p, d_cell0.p, d_node0.p,
+                               d_nodes.p, d_status.p, 0));
+    CUDA_OK(viterbi_gpu_launch(&t->dev, d_pre.p, d_post.p, nsub, NSENT, d_n.p, d_cell0.p,
+                               d_node0.p, d_nodes.p, d_status.p, 0));
+    const char *what = "viterbi_gpu_launch, sample-sm1, sentences of 1 .. 10 words and one of 0";
+    cmp_grid gn = {5, {"node", "field (width, top_sym, top_sub, bot_sym, bot_sub)"}};
+    cmp_grid gs = {1, {"sentence", NULL}};
+    expect_dev_words(what, &d_status, want_status, NSENT, CMP_INT, cmp_where_grid, &gs);
+    expect_dev_words(what, &d_nodes, want, (size_t)nnode * 5, CMP_INT, cmp_where_grid, &gn);
+    dev_guarded_free(&d_nodes);
+    dev_guarded_free(&d_status);
+    done(what, &d_pre);
+    done(what, &d_post);
+    done(what, &d_n);
+    done(what, &d_cell0);
+    done(what, &d_node0);
+    gpu_rule_tables_free(t);
+    for (int k = 0; k < NSENT; k++)
+        chart_free(c[k]);
+    for (int k = 0; k < NREAL; k++)
+        sentence_free(&s[k]);
+    free(pre);
+    free(post);
+    free(want);
+    grammar_free(g);
+}
+
+/* ---- max-c: maxc_launch_sums, maxc_launch_span, maxc_launch_walk ----------------------- */
+
+/* The sum-product layers of a batch of sample-sm1 sentences (dev sentences of up to 12
+ * words, one of 1 and one of 2) from the cpu engine, in the batch layout of maxc_rules.h,
+ * and a last sentence of 3 words whose layers are all 0 (no parse: every max-c score -inf). */
+#define MAXC_SENT 8
+
+typedef struct maxc_case {
+    grammar *g;
+    maxc_host *h;
+    int nsent, maxn, nsub, nsym;
+    int n[MAXC_SENT];
+    long c0[MAXC_SENT], ncell;
+    sum_chart *c[MAXC_SENT]; /* the real sentences' (nsent - 1) */
+    sentence s[MAXC_SENT];
+    float *post, *opre, *pre;
+    int *epost, *eopre, *epre;
+} maxc_case;
+
+static void maxc_case_new(maxc_case *mc)
+{
+    memset(mc, 0, sizeof *mc);
+    cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1.gr", &mc->g), CKY_OK,
+                 "%s", cky_last_error());
+    cr_assert_eq(maxc_host_new(mc->g, &mc->h), CKY_OK, "%s", cky_last_error());
+    int m = dev_sentences(4, 12, mc->s);
+    cr_assert_eq(m, 4);
+    cr_assert_geq(mc->s[0].n, 3);
+    cr_assert_eq(sentence_from_words(mc->s[0].words, 1, &mc->s[m++]), CKY_OK);
+    cr_assert_eq(sentence_from_words(mc->s[0].words + 1, 2, &mc->s[m++]), CKY_OK);
+    cpu_engine *e;
+    cpu_engine_options o = {2, 0, CKY_BUILD "/test-cache"};
+    cr_assert_eq(cpu_engine_new(mc->g, &o, &e), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(cpu_engine_inside_sum(e, mc->s, m, mc->c), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(cpu_engine_outside_sum(e, mc->c, m), CKY_OK, "%s", cky_last_error());
+    cpu_engine_free(e);
+    mc->nsent = m + 1;
+    mc->nsub = mc->g->nsub_total;
+    mc->nsym = mc->g->nsym;
+    for (int k = 0; k < mc->nsent; k++) {
+        mc->n[k] = k < m ? mc->c[k]->n : 3;
+        mc->c0[k] = mc->ncell;
+        mc->ncell += (long)chart_ncells(mc->n[k]);
+        mc->maxn = mc->n[k] > mc->maxn ? mc->n[k] : mc->maxn;
+    }
+    size_t vals = (size_t)mc->ncell * mc->nsub;
+    mc->post = calloc(vals, sizeof(float));
+    mc->opre = calloc(vals, sizeof(float));
+    mc->pre = calloc(vals, sizeof(float));
+    mc->epost = malloc((size_t)mc->ncell * sizeof(int));
+    mc->eopre = malloc((size_t)mc->ncell * sizeof(int));
+    mc->epre = malloc((size_t)mc->ncell * sizeof(int));
+    cr_assert(mc->post && mc->opre && mc->pre && mc->epost && mc->eopre && mc->epre);
+    for (long x = 0; x < mc->ncell; x++)
+        mc->epost[x] = mc->eopre[x] = mc->epre[x] = CHART_EXP_NONE;
+    for (int k = 0; k < m; k++) {
+        const sum_chart *c = mc->c[k];
+        size_t cells = chart_ncells(c->n), at = (size_t)mc->c0[k] * mc->nsub;
+        memcpy(mc->post + at, c->post, cells * mc->nsub * sizeof(float));
+        memcpy(mc->opre + at, c->opre, cells * mc->nsub * sizeof(float));
+        memcpy(mc->pre + at, c->pre, cells * mc->nsub * sizeof(float));
+        memcpy(mc->epost + mc->c0[k], c->epost, cells * sizeof(int));
+        memcpy(mc->eopre + mc->c0[k], c->eopre, cells * sizeof(int));
+        memcpy(mc->epre + mc->c0[k], c->epre, cells * sizeof(int));
+    }
+}
+
+static void maxc_case_free(maxc_case *mc)
+{
+    for (int k = 0; k < mc->nsent - 1; k++) {
+        sum_chart_free(mc->c[k]);
+        sentence_free(&mc->s[k]);
+    }
+    free(mc->post);
+    free(mc->opre);
+    free(mc->pre);
+    free(mc->epost);
+    free(mc->eopre);
+    free(mc->epre);
+    maxc_host_free(mc->h);
+    grammar_free(mc->g);
+}
+
+/* The reference's max-c arrays over the case's layers, every value SENTINEL words (as the
+ * device's start). */
+static maxc_layers maxc_arrays_new(const maxc_case *mc)
+{
+    size_t nv = (size_t)mc->ncell * mc->nsym;
+    double *sc = sentinels(4 * nv);
+    int *ix = sentinels(4 * nv);
+    return (maxc_layers){mc->nsub, mc->post,  mc->opre,  mc->pre,   mc->epost,  mc->eopre,
+                         mc->epre, sc,        sc + nv,   ix,        ix + nv,    ix + 2 * nv,
+                         ix + 3 * nv};
+}
+
+static void maxc_arrays_free(maxc_layers *y)
+{
+    free(y->bscore);
+    free(y->split);
+}
+
+/* The cells of span d, 3 ints each (the sentence's first cell, its words, the start): the
+ * count. */
+static int maxc_cells(const maxc_case *mc, int d, int *cells)
+{
+    int m = 0;
+    for (int k = 0; k < mc->nsent; k++)
+        for (int i = 0; i + d <= mc->n[k]; i++, m++) {
+            cells[3 * m] = (int)mc->c0[k];
+            cells[3 * m + 1] = mc->n[k];
+            cells[3 * m + 2] = i;
+        }
+    return m;
+}
+
+/* Each symbol's best binary candidate over the listed cells of span >= 2, from every
+ * candidate (rule, split) of its rules, each one's sum taken (no bound, nothing skipped):
+ * the largest score, the first in (rule, split) order among equal ones; none (-inf, -1)
+ * for a POS tag, a sentence without a parse or a symbol without candidates. */
+static void ref_maxc_binary(const maxc_tables *t, const maxc_layers *y, const int *cells,
+                            int ncell, int span)
+{
+    for (int q = 0; q < ncell; q++) {
+        long c0 = cells[3 * q];
+        int n = cells[3 * q + 1], i = cells[3 * q + 2], j = i + span, e0;
+        double logx0 = maxc_root(t, y, c0, n, &e0);
+        size_t at = ((size_t)c0 + chart_cell(n, i, j)) * t->nsym;
+        for (int P = 0; P < t->nsym; P++) {
+            double best = MAXC_NEG_INF;
+            int bb = -1, bk = -1;
+            for (int b = t->bin_first[P]; logx0 != MAXC_NEG_INF && t->phrasal[P] &&
+                                          b < t->bin_first[P + 1];
+                 b++) {
+                int kmin, kmax;
+                maxc_splits(t, b, i, j, &kmin, &kmax);
+                for (int k = kmin; k <= kmax; k++) {
+                    double gs = maxc_candidate(maxc_binary_scores(t, y, c0, n, i, k, j, b),
+                                               maxc_binary_item(t, y, c0, n, i, k, j, b),
+                                               maxc_binary_exp(y, c0, n, i, k, j, e0), logx0);
+                    if (gs > best) {
+                        best = gs;
+                        bb = b;
+                        bk = k;
+                    }
+                }
+            }
+            y->bscore[at + P] = best;
+            y->split[at + P] = bk;
+            y->left[at + P] = bb < 0 ? -1 : t->bin[bb].left;
+            y->right[at + P] = bb < 0 ? -1 : t->bin[bb].right;
+        }
+    }
+}
+
+/* The rest of span `span` over the listed cells: in one-word cells the POS tags' lexical
+ * scores (the phrasal symbols none), then every symbol's score: its best closed unary over
+ * every one of its unaries (the first of equal ones), where that beats its score before
+ * the unaries, else that score. */
+static void ref_maxc_span(const maxc_tables *t, const maxc_layers *y, const int *cells, int ncell,
+                          int span)
+{
+    for (int q = 0; q < ncell; q++) {
+        long c0 = cells[3 * q];
+        int n = cells[3 * q + 1], i = cells[3 * q + 2], j = i + span, e0;
+        double logx0 = maxc_root(t, y, c0, n, &e0);
+        size_t cell = (size_t)c0 + chart_cell(n, i, j), at = cell * t->nsym;
+        for (int P = 0; P < t->nsym && span == 1; P++) {
+            y->bscore[at + P] = logx0 != MAXC_NEG_INF && !t->phrasal[P]
+                                    ? maxc_lexical(t, y, c0, n, i, P, e0, logx0)
+                                    : MAXC_NEG_INF;
+            y->split[at + P] = y->left[at + P] = y->right[at + P] = -1;
+        }
+        for (int P = 0; P < t->nsym; P++) {
+            double best = y->bscore[at + P];
+            int child = -1;
+            for (int u = t->un_first[P]; logx0 != MAXC_NEG_INF && maxc_allowed(t, span, P) &&
+                                         u < t->un_first[P + 1];
+                 u++) {
+                double gs = maxc_candidate(y->bscore[at + t->un[u].child],
+                                           maxc_unary_item(t, y, c0, n, i, j, u),
+                                           y->eopre[cell] + y->epost[cell] - e0, logx0);
+                if (gs > best) {
+                    best = gs;
+                    child = t->un[u].child;
+                }
+            }
+            y->score[at + P] = best;
+            y->child[at + P] = child;
+        }
+    }
+}
+
+/* maxc_launch_walk's contract: for sentence k (sent[2 k ..]: c0, n), maxc_extract into
+ * nodes + node0[k]; result[4 k ..]: the status, the node count, the bits of ROOT's post
+ * value and its exponent; score[k] ROOT's max-c score. */
+static void ref_maxc_walk(const maxc_tables *t, const maxc_layers *y, const int *sent, int n,
+                          const long long *node0, int *nodes, int *stack, int *result,
+                          double *score)
+{
+    for (int k = 0; k < n; k++) {
+        long c0 = sent[2 * k];
+        int len = sent[2 * k + 1], *r = result + 4 * k;
+        r[0] = maxc_extract(t, y, c0, len, nodes + node0[k], &r[1], stack + node0[k]);
+        size_t root = (size_t)c0 + chart_cell(len, 0, len);
+        r[2] = (int)bits_of(y->post[root * y->nsub + t->sub_offset[0]]);
+        r[3] = y->epost[root];
+        score[k] = y->score[root * t->nsym];
+    }
+}
+
+/* Element i of a max-c array: its sentence, cell (i, j) and symbol. */
+static void where_maxc(size_t x, const void *ctx, char *buf, size_t len)
+{
+    const maxc_case *mc = ctx;
+    long cell = (long)(x / (size_t)mc->nsym);
+    int sym = (int)(x % (size_t)mc->nsym), k = 0;
+    while (k + 1 < mc->nsent && mc->c0[k + 1] <= cell)
+        k++;
+    int n = mc->n[k], i = 0, d = 1;
+    long local = cell - mc->c0[k];
+    while (d < n && local >= (long)chart_cell(n, 0, d + 1))
+        d++;
+    i = (int)(local - (long)chart_cell(n, 0, d));
+    snprintf(buf, len, "sentence %d, cell (%d, %d), symbol %s", k, i, i + d, mc->g->name[sym]);
+}
+
+/* The device's max-c arrays (bscore, score, split, left, right, child) against the
+ * reference's. */
+static void maxc_expect(const char *what, const maxc_case *mc, dev_guarded *d,
+                        const maxc_layers *y)
+{
+    size_t nv = (size_t)mc->ncell * mc->nsym;
+    double *sc = sentinels(4 * nv);
+    int *ix = sentinels(4 * nv);
+    dev_guarded_get(&d[0], sc, nv * 8, what);
+    dev_guarded_get(&d[1], sc + nv, nv * 8, what);
+    for (int k = 0; k < 4; k++)
+        dev_guarded_get(&d[2 + k], ix + k * nv, nv * 4, what);
+    const char *name[6] = {"bscore", "score", "split", "left", "right", "child"};
+    const double *ws[2] = {y->bscore, y->score};
+    const int *wi[4] = {y->split, y->left, y->right, y->child};
+    char full[192];
+    for (int k = 0; k < 2; k++) {
+        snprintf(full, sizeof full, "%s: %s", what, name[k]);
+        expect_same_doubles(full, sc + k * nv, ws[k], nv, where_maxc, mc);
+    }
+    for (int k = 0; k < 4; k++) {
+        snprintf(full, sizeof full, "%s: %s", what, name[2 + k]);
+        expect_same_words(full, ix + k * nv, wi[k], nv, CMP_INT, where_maxc, mc);
+    }
+    free(sc);
+    free(ix);
+}
+
+/* The three kernels span by span as gpu_maxc_run calls them, every array compared after each
+ * launch (so that the first difference is the first kernel's to go wrong: the later spans
+ * read the earlier ones), then the walk. */
+Test(gpu_kernels, maxc)
+{
+    need_gpu();
+    maxc_case mc;
+    maxc_case_new(&mc);
+    const maxc_tables *t = &mc.h->t;
+    cr_assert_leq(t->nun, MAXC_UNARIES_MAX);
+    dev_guarded tables = up(mc.h->block, mc.h->bytes, 1);
+    maxc_tables td = maxc_tables_at(mc.h, tables.p);
+    size_t vals = (size_t)mc.ncell * mc.nsub, nv = (size_t)mc.ncell * mc.nsym;
+    dev_guarded layer[6] = {up(mc.post, vals, 4),     up(mc.opre, vals, 4),
+                            up(mc.pre, vals, 4),      up(mc.epost, mc.ncell, 4),
+                            up(mc.eopre, mc.ncell, 4), up(mc.epre, mc.ncell, 4)};
+    dev_guarded arr[6];
+    for (int k = 0; k < 6; k++)
+        arr[k] = dev_guarded_new(nv * (k < 2 ? 8 : 4), NULL);
+    maxc_layers yd = {mc.nsub,   layer[0].p, layer[1].p, layer[2].p, layer[3].p,
+                      layer[4].p, layer[5].p, arr[0].p,   arr[1].p,   arr[2].p,
+                      arr[3].p,   arr[4].p,   arr[5].p};
+    maxc_layers yh = maxc_arrays_new(&mc);
+    int *cells = malloc(3 * (size_t)mc.ncell * sizeof *cells), most = 0;
+    cr_assert(cells);
+    for (int d = 2; d <= mc.maxn; d++) {
+        int m = maxc_cells(&mc, d, cells);
+        most = m > most ? m : most;
+    }
+    dev_guarded scratch = dev_guarded_new(maxc_scratch_bytes(&td, most), NULL);
+    char what[128];
+    for (int d = 1; d <= mc.maxn; d++) {
+        int m = maxc_cells(&mc, d, cells);
+        dev_guarded dc = up(cells, 3 * (size_t)m, 4);
+        if (d > 1) {
+            CUDA_OK(maxc_launch_sums(&td, &yd, dc.p, m, d, scratch.p, 0));
+            ref_maxc_binary(t, &yh, cells, m, d);
+            snprintf(what, sizeof what, "maxc_launch_sums, span %d (%d cells)", d, m);
+            maxc_expect(what, &mc, arr, &yh);
+            dev_guarded_check(&scratch, what);
+        }
+        CUDA_OK(maxc_launch_span(&td, &yd, dc.p, m, d, 0));
+        ref_maxc_span(t, &yh, cells, m, d);
+        snprintf(what, sizeof what, "maxc_launch_span, span %d (%d cells)", d, m);
+        maxc_expect(what, &mc, arr, &yh);
+        done(what, &dc);
+    }
+    /* the walk */
+    int sent[2 * MAXC_SENT];
+    long long node0[MAXC_SENT], total = 0;
+    for (int k = 0; k < mc.nsent; k++) {
+        sent[2 * k] = (int)mc.c0[k];
+        sent[2 * k + 1] = mc.n[k];
+        node0[k] = total;
+        total += maxc_nodes_max(mc.n[k]);
+    }
+    int *nodes = sentinels((size_t)total), *stack = sentinels((size_t)total);
+    int *result = sentinels(4 * (size_t)mc.nsent);
+    double *score = sentinels(2 * (size_t)mc.nsent);
+    ref_maxc_walk(t, &yh, sent, mc.nsent, node0, nodes, stack, result, score);
+    for (int k = 0; k < mc.nsent; k++)
+        cr_assert_eq(result[4 * k], k < mc.nsent - 1 ? MAXC_TREE : MAXC_NO_TREE,
+                     "sentence %d: the reference's walk", k);
+    dev_guarded d_sent = up(sent, 2 * (size_t)mc.nsent, 4), d_node0 = up(node0, mc.nsent, 8);
+    dev_guarded d_nodes = dev_guarded_new((size_t)total * 4, NULL);
+    dev_guarded d_stack = dev_guarded_new((size_t)total * 4, NULL);
+    dev_guarded d_result = dev_guarded_new(16 * (size_t)mc.nsent, NULL);
+    dev_guarded d_score = dev_guarded_new(8 * (size_t)mc.nsent, NULL);
+    CUDA_OK(maxc_launch_walk(&td, &yd, d_sent.p, mc.nsent, d_node0.p, d_nodes.p, d_stack.p,
+                             d_result.p, d_score.p, 0));
+    snprintf(what, sizeof what, "maxc_launch_walk, %d sentences", mc.nsent);
+    cmp_grid gr = {4, {"sentence", "result (status, count, ROOT's bits, exponent)"}};
+    cmp_grid gn = {1, {"node", NULL}};
+    expect_dev_words(what, &d_result, result, 4 * (size_t)mc.nsent, CMP_INT, cmp_where_grid,
+                     &gr);
+    expect_dev_words(what, &d_nodes, nodes, (size_t)total, CMP_INT, cmp_where_grid, &gn);
+    double *got = sentinels(2 * (size_t)mc.nsent);
+    dev_guarded_get(&d_score, got, 8 * (size_t)mc.nsent, what);
+    cmp_grid gs = {1, {"sentence", NULL}};
+    expect_same_doubles(what, got, score, mc.nsent, cmp_where_grid, &gs);
+    free(got);
+    dev_guarded_free(&d_nodes);
+    dev_guarded_free(&d_result);
+    dev_guarded_free(&d_score);
+    done(what, &d_stack);
+    done(what, &d_sent);
+    done(what, &d_node0);
+    done(what, &scratch);
+    done(what, &tables);
+    for (int k = 0; k < 6; k++) {
+        done(what, &layer[k]);
+        dev_guarded_free(&arr[k]);
+    }
+    free(nodes);
+    free(stack);
+    free(result);
+    free(score);
+    free(cells);
+    maxc_arrays_free(&yh);
+    maxc_case_free(&mc);
+}
+
 /* ---- the host references themselves (everywhere) --------------------------------------- */
 
 /* The gather's reference writes WS in the layout of gpu/kernels.h, walked here in memory
@@ -1168,4 +1653,53 @@ Test(kernels_ref, unary_layout_is_sum_rules_row)
             sum_rules_layout_free(&l);
             table_free(&t);
         }
+}
+
+/* The max-c reference above (every candidate summed, nothing skipped) makes the trees and
+ * scores of the cpu engine's maxc_cpu_run (which skips by maxc_upper), bit for bit; the
+ * sentence without a parse has no tree. */
+Test(kernels_ref, maxc_reference_is_the_cpu_run, .timeout = 300)
+{
+    maxc_case mc;
+    maxc_case_new(&mc);
+    const maxc_tables *t = &mc.h->t;
+    maxc_layers y = maxc_arrays_new(&mc);
+    int *cells = malloc(3 * (size_t)mc.ncell * sizeof *cells);
+    cr_assert(cells);
+    for (int d = 1; d <= mc.maxn; d++) {
+        int m = maxc_cells(&mc, d, cells);
+        if (d > 1)
+            ref_maxc_binary(t, &y, cells, m, d);
+        ref_maxc_span(t, &y, cells, m, d);
+    }
+    for (int k = 0; k < mc.nsent; k++) {
+        long room = maxc_nodes_max(mc.n[k]);
+        int *want = sentinels((size_t)room), *got = sentinels((size_t)room);
+        int *stack = sentinels(3 * ((size_t)mc.n[k] + 1)), count = 0, want_count = 0, status;
+        double want_score = 0, score = y.score[((size_t)mc.c0[k] + chart_cell(mc.n[k], 0,
+                                                                               mc.n[k])) *
+                                               mc.nsym];
+        int st = maxc_extract(t, &y, mc.c0[k], mc.n[k], got, &count, stack);
+        if (k == mc.nsent - 1) {
+            cr_assert_eq(st, MAXC_NO_TREE, "the sentence of zero layers has no tree");
+            cr_assert(score == MAXC_NEG_INF);
+        } else {
+            cr_assert_eq(maxc_cpu_run(mc.h, mc.c[k], want, &want_count, &status, &want_score),
+                         CKY_OK, "%s", cky_last_error());
+            char what[96];
+            snprintf(what, sizeof what, "sentence %d (%d words): the reference's nodes", k,
+                     mc.n[k]);
+            cr_assert_eq(st, status, "%s: status", what);
+            cr_assert_eq(count, want_count, "%s: count", what);
+            expect_same_words(what, got, want, (size_t)room, CMP_INT, NULL, NULL);
+            expect_same_doubles(what, &score, &want_score, 1, NULL, NULL);
+            cr_assert_eq(status, MAXC_TREE);
+        }
+        free(want);
+        free(got);
+        free(stack);
+    }
+    free(cells);
+    maxc_arrays_free(&y);
+    maxc_case_free(&mc);
 }
