@@ -50,6 +50,14 @@ CLI_OBJ  := $(CLI_SRC:%.c=$(BUILD)/%.o)
 # The flat C API of libcky.so (api/cky.h), for bindings; the cky command does not use it.
 API_SRC  := $(wildcard api/*.c)
 API_OBJ  := $(API_SRC:%.c=$(BUILD)/%.o)
+# The HTTP service of `cky serve` (serve/): linked into build/cky and the tests, not into
+# libcky.so, so that the Python package needs neither libmicrohttpd nor jansson. Its page
+# (serve/page/) is embedded as C source by tools/embed-files.
+SERVE_SRC  := $(wildcard serve/*.c)
+SERVE_PAGE := $(wildcard serve/page/*)
+SERVE_OBJ  := $(SERVE_SRC:%.c=$(BUILD)/%.o) $(BUILD)/serve/page_data.o
+SERVE_LIBS := $(shell pkg-config --libs libmicrohttpd jansson 2>/dev/null || \
+                echo -lmicrohttpd -ljansson)
 TEST_SRC := $(wildcard test/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
@@ -57,9 +65,18 @@ TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
 all: $(BUILD)/cky $(BUILD)/libcky.so
 
-$(BUILD)/cky: $(CLI_OBJ) $(BUILD)/libcky.a
+$(BUILD)/cky: $(CLI_OBJ) $(SERVE_OBJ) $(BUILD)/libcky.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(BUILD)/libcky.a $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJ) $(SERVE_OBJ) $(BUILD)/libcky.a $(LDLIBS) $(SERVE_LIBS)
+
+$(BUILD)/serve/page_data.c: tools/embed-files $(SERVE_PAGE)
+	@mkdir -p $(dir $@)
+	@echo "  EMBED   $@"
+	$(Q)sh tools/embed-files $(SERVE_PAGE) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/serve/page_data.o: $(BUILD)/serve/page_data.c $(FLAGS_STAMP)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -Iserve -c -o $@ $<
 
 $(BUILD)/libcky.a: $(LIB_OBJ)
 	@echo "  AR      $@"
@@ -92,9 +109,10 @@ $(BUILD)/%.o: %.cu $(FLAGS_STAMP)
 	@echo "  NVCC    $<"
 	$(Q)$(NVCC) $(NVCCFLAGS) -c -o $@ $<
 
-$(BUILD)/cky_tests: $(TEST_OBJ) $(API_OBJ) $(BUILD)/libcky.a
+$(BUILD)/cky_tests: $(TEST_OBJ) $(API_OBJ) $(SERVE_OBJ) $(BUILD)/libcky.a
 	@echo "  LD      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(API_OBJ) $(BUILD)/libcky.a -lcriterion $(LDLIBS)
+	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $(TEST_OBJ) $(API_OBJ) $(SERVE_OBJ) $(BUILD)/libcky.a \
+	    -lcriterion $(LDLIBS) $(SERVE_LIBS)
 
 # The whole CPU suite; tests that need a GPU skip with a message. Then the Python package's.
 test: $(BUILD)/cky $(BUILD)/cky_tests
@@ -142,7 +160,7 @@ debug:
 clean:
 	rm -rf $(BUILD)
 
--include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(API_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(API_OBJ:.o=.d) $(SERVE_OBJ:.o=.d)
 
 # libFuzzer targets over the native .gr reader and the tokenizer (need clang; fuzz/README
 # says how to run them).
