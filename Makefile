@@ -198,3 +198,20 @@ check-cpu: $(BUILD)/check_engine
 .PHONY: check-tokenizer
 check-tokenizer: $(BUILD)/tokenize_lines
 	SHARED=$(SHARED) TOKENIZE_LINES=$(abspath $(BUILD)/tokenize_lines) $(PYTHON) tools/check-tokenizer
+
+# ---- check-serve: the load test of cky serve (tools/serve-load; minutes): 20,000 sentences
+# from 64 concurrent clients in requests of 1-50, every reply against cky parse's output,
+# throughput against cky parse's and p50 / p99 latency reported (MIN_RATIO=0.8 asserts the
+# throughput ratio; SENTENCES=N, ENGINE=gpu, GRAMMAR=... for other runs).
+# check-serve-fuzz: tools/serve-fuzz, 5 rounds of malformed requests and 10,000 connections
+# opened and dropped; no crash, no leak, well-formed requests still answered.
+.PHONY: check-serve check-serve-fuzz
+SERVE_GRAMMAR = $(or $(GRAMMAR),$(SHARED)/grammars/sample-sm1/sample-sm1)
+check-serve: $(BUILD)/cky
+	SHARED=$(SHARED) $(PYTHON) tools/serve-load --cky $(BUILD)/cky -g $(SERVE_GRAMMAR) \
+	    --engine $(or $(ENGINE),cpu) --sentences $(or $(SENTENCES),20000) --clients 64 \
+	    --min-ratio $(or $(MIN_RATIO),0) --json $(BUILD)/serve-load.json
+
+check-serve-fuzz: $(BUILD)/cky
+	SHARED=$(SHARED) $(PYTHON) tools/serve-fuzz --cky $(BUILD)/cky -g $(SERVE_GRAMMAR) \
+	    --rounds 5 --drops 10000
