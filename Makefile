@@ -127,8 +127,8 @@ PYTHON ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo pyth
 # only where pytest is not installed.
 test-python: $(BUILD)/cky $(BUILD)/libcky.so
 	@if $(PYTHON) -c 'import pytest' 2>/dev/null; then \
-	    echo "SHARED=$(SHARED) $(PYTHON) -m pytest -q python/tests"; \
-	    SHARED=$(SHARED) $(PYTHON) -m pytest -q -p no:cacheprovider python/tests; \
+	    echo "SHARED=$(SHARED) $(PYTHON) -m pytest -q -rs python/tests"; \
+	    SHARED=$(SHARED) $(PYTHON) -m pytest -q -rs -p no:cacheprovider python/tests; \
 	else \
 	    echo "test-python: SKIPPED: $(PYTHON) has no pytest (apt-get install python3-pytest)"; \
 	fi
