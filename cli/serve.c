@@ -54,7 +54,7 @@ static const char help[] =
 
 typedef struct serve_cli {
     const char *grammar, *token_file;
-    int engine_set, decoder_set, grace_s;
+    int engine_set, decoder_set, devices_set, grace_s;
     parser_options popt;
     serve_options so;
 } serve_cli;
@@ -124,7 +124,10 @@ static int read_options(int argc, char **argv, serve_cli *c)
                                      "maxrule)", optarg);
             break;
         case O_DEVICE: rc = number("device", optarg, 0, 1024, &c->popt.device); break;
-        case O_DEVICES: rc = multi_read_devices("serve", optarg, &c->popt); break;
+        case O_DEVICES:
+            c->devices_set = 1;
+            rc = multi_read_devices("serve", optarg, &c->popt);
+            break;
         case O_ENGINES: rc = number("engines", optarg, 1, PARSER_MAX_ENGINES, &c->popt.engines);
             break;
         case O_THREADS: rc = number("threads", optarg, 1, 1024, &c->popt.threads); break;
@@ -238,7 +241,10 @@ int cli_serve(int argc, char **argv)
     if (!c.engine_set) {
         c.popt.engine = parser_default_engine();
         if (c.popt.engine == PARSER_ENGINE_CPU)
-            fprintf(stderr, "cky serve: no usable GPU: parsing with the CPU engine\n");
+            fprintf(stderr, "cky serve: no usable GPU: parsing with the CPU engine%s\n",
+                    c.devices_set ? " (--devices ignored)" : "");
+        if (c.popt.engine == PARSER_ENGINE_CPU && c.devices_set)
+            c.popt.engines = 0;
     }
     if (c.popt.engine == PARSER_ENGINE_GPU && cli_gpu_env("serve", &c.popt)) {
         free(token);
