@@ -13,6 +13,7 @@ int cli_lexicon(int argc, char **argv); /* cky lexicon (cli/lexicon.c) */
 int cli_compile(int argc, char **argv); /* cky compile (cli/compile.c) */
 int cli_bench(int argc, char **argv);   /* cky bench   (cli/bench.c) */
 int cli_merge(int argc, char **argv);   /* cky merge   (cli/merge.c) */
+int cli_serve(int argc, char **argv);   /* cky serve   (cli/serve.c) */
 
 /* The text of `cky parse --help` (cli/parse_help.c). */
 extern const char cli_parse_help[];

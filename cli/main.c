@@ -18,6 +18,7 @@ static const struct command {
     {"compile", cli_compile, "compile a grammar's kernels into the cache and report the partition"},
     {"bench", cli_bench, "measure parsing speed on the GPU against its add+max peak"},
     {"merge", cli_merge, "put the outputs of cky parse --shard K/N back in input order"},
+    {"serve", cli_serve, "answer parsing requests over HTTP, the grammar loaded once"},
     {NULL, NULL, NULL},
 };
 

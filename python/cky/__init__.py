@@ -11,6 +11,9 @@ nltk.Tree objects with as_tree=True (when NLTK is installed). A sentence without
 (empty, longer than max_length, or no parse in the grammar) gives "(())" (None as a tree),
 or raises ParseError with strict=True. Errors raise CkyError with the library's message.
 
+cky.Client("http://127.0.0.1:9000") has the same parse and parse_many, answered by a running
+`cky serve` (cky/client.py, standard library only).
+
 The work is done by libcky.so (the C library, api/cky.h) through ctypes; the package holds
 its own copy (installed by `pip install ./python` after `make`), else $CKY_LIBRARY or the
 repository's build/libcky.so is used.
@@ -19,7 +22,8 @@ import ctypes
 import os
 
 __version__ = "0.1.0"
-__all__ = ["Parser", "CkyError", "ParseError", "tokenize", "__version__"]
+__all__ = ["Parser", "Client", "ServiceError", "CkyError", "ParseError", "tokenize",
+           "__version__"]
 
 NO_TREE = "(())"
 _OK, _FAILED = 0, 4  # CKY_PARSE_OK, CKY_PARSE_FAILED (api/cky.h)
@@ -224,3 +228,6 @@ class Parser:
 
     def __repr__(self):
         return f"cky.Parser(engine={self.engine!r}, decoder={self.decoder!r})"
+
+
+from .client import Client, ServiceError  # noqa: E402 (needs the names above)
