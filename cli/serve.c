@@ -107,21 +107,15 @@ static int read_options(int argc, char **argv, serve_cli *c)
         case O_TOKEN: c->token_file = optarg; break;
         case O_ENGINE:
             c->engine_set = 1;
-            if (!strcmp(optarg, "gpu") || !strcmp(optarg, "cpu") || !strcmp(optarg, "ref"))
-                c->popt.engine = optarg[0] == 'g' ? PARSER_ENGINE_GPU
-                                 : optarg[0] == 'c' ? PARSER_ENGINE_CPU : PARSER_ENGINE_REF;
-            else
-                rc = cli_usage_error("serve", "unknown engine '%s' (known: gpu, cpu, ref)",
-                                     optarg);
+            if (!parser_engine_find(optarg, &c->popt.engine))
+                rc = cli_usage_error("serve", "unknown engine '%s' (known: %s)", optarg,
+                                     parser_engine_names());
             break;
         case O_DECODER:
             c->decoder_set = 1;
-            if (!strcmp(optarg, "viterbi") || !strcmp(optarg, "maxrule"))
-                c->popt.decoder = optarg[0] == 'v' ? PARSER_DECODER_VITERBI
-                                                   : PARSER_DECODER_MAXRULE;
-            else
-                rc = cli_usage_error("serve", "unknown decoder '%s' (known: viterbi, "
-                                     "maxrule)", optarg);
+            if (!parser_decoder_find(optarg, &c->popt.decoder))
+                rc = cli_usage_error("serve", "unknown decoder '%s' (known: %s)", optarg,
+                                     parser_decoder_names());
             break;
         case O_DEVICE: rc = number("device", optarg, 0, 1024, &c->popt.device); break;
         case O_DEVICES:
@@ -207,22 +201,15 @@ static int read_token(const char *path, char **out)
     return (*out = strdup(buf)) ? 0 : cli_error("serve", "out of memory");
 }
 
-/* The engine's batch size and the defaults that follow from it. */
-static void engine_defaults(serve_cli *c)
+/* The engine's batch size (parser p's) and the defaults that follow from it. */
+static void engine_defaults(serve_cli *c, const parser *p)
 {
-    int engines = c->popt.engines > 1 ? c->popt.engines : 1;
     if (!c->so.batch)
-        c->so.batch = engines * (c->popt.engine == PARSER_ENGINE_GPU   ? 8192
-                                 : c->popt.engine == PARSER_ENGINE_CPU ? 256 : 64);
+        c->so.batch = parser_batch_size(p);
     if (!c->so.queue)
         c->so.queue = 32 * c->so.batch;
     if (!c->so.max_sentences)
         c->so.max_sentences = c->so.queue < 1000 ? c->so.queue : 1000;
-}
-
-static const char *engine_name(parser_engine e)
-{
-    return e == PARSER_ENGINE_GPU ? "gpu" : e == PARSER_ENGINE_CPU ? "cpu" : "ref";
 }
 
 int cli_serve(int argc, char **argv)
@@ -246,11 +233,10 @@ int cli_serve(int argc, char **argv)
         if (c.popt.engine == PARSER_ENGINE_CPU && c.devices_set)
             c.popt.engines = 0;
     }
-    if (c.popt.engine == PARSER_ENGINE_GPU && cli_gpu_env("serve", &c.popt)) {
+    if (c.popt.engine == PARSER_ENGINE_GPU && cli_tune("serve", &c.popt.tune)) {
         free(token);
         return 1;
     }
-    engine_defaults(&c);
     /* SIGINT and SIGTERM set guard_interrupted (a second one kills), and are held back from
      * the threads started here; a client gone away is a failed write, not a signal */
     guard_signals_block();
@@ -270,9 +256,10 @@ int cli_serve(int argc, char **argv)
         rc = cli_error("serve", "%s", cky_last_error());
         goto done;
     }
+    engine_defaults(&c, p);
     const char *base = strrchr(c.grammar, '/');
-    serve_info info = {base ? base + 1 : c.grammar, engine_name(c.popt.engine),
-                       c.popt.decoder == PARSER_DECODER_MAXRULE ? "maxrule" : "viterbi",
+    serve_info info = {base ? base + 1 : c.grammar, parser_engine_name(c.popt.engine),
+                       parser_decoder_def(c.popt.decoder)->name,
                        "exhaustive", c.popt.max_length};
     if (serve_start(p, &info, &c.so, &s)) {
         rc = cli_error("serve", "%s", cky_last_error());
