@@ -7,6 +7,7 @@
 #include "../codegen/codegen.h"
 #include "cli.h"
 #include "guard.h"
+#include "progress.h"
 
 static void compile_usage(FILE *f)
 {
@@ -44,6 +45,8 @@ static void compile_usage(FILE *f)
         "  --json                 print the report as one JSON object instead\n"
         "  --warm                 compile a second time and report that warm start's time too\n"
         "                         (partition and compile, the grammar already loaded)\n"
+        "  -q, --quiet            no progress lines on stderr (a wait of over 2 s gets them:\n"
+        "                         kernels done of all, time, an estimate of the time left)\n"
         "  -h, --help             this text\n\n"
         "The report gives per family: rules, kernels, code blocks, rules per block\n"
         "(min/mean/max), distinct rows per block, row loads per work item (all blocks of the\n"
@@ -267,13 +270,14 @@ int cli_compile(int argc, char **argv)
         {"live-limit", required_argument, NULL, OPT_LIVE}, {"help", no_argument, NULL, 'h'},
         {"semiring", required_argument, NULL, OPT_SEMIRING},
         {"role", required_argument, NULL, OPT_ROLE},
+        {"quiet", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0}};
     codegen_options o;
     codegen_options_default(&o);
     const char *gpath = NULL;
-    int json = 0, warm = 0, live_limit = 0, c, rc;
+    int json = 0, warm = 0, quiet = 0, live_limit = 0, c, rc;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "g:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "g:hq", longopts, NULL)) != -1) {
         switch (c) {
         case 'g': gpath = optarg; break;
         case OPT_SHAPE:
@@ -312,6 +316,7 @@ int cli_compile(int argc, char **argv)
         case OPT_REPORT: break;
         case OPT_JSON: json = 1; break;
         case OPT_WARM: warm = 1; break;
+        case 'q': quiet = 1; break;
         case OPT_LIVE:
             if (!cli_int(optarg, 1, 255, &live_limit))
                 return cli_usage_error("compile", "--live-limit wants a number from 1 to 255");
@@ -338,10 +343,12 @@ int cli_compile(int argc, char **argv)
     rc = guard_check_paths("compile", gpath, NULL, 0, NULL, 0);
     if (rc)
         return rc;
-    if (grammar_load_cached(gpath, o.cache_dir, &g))
-        return cli_error("compile", "%s", cky_last_error());
+    cli_progress_start("compile");
+    o.progress = cli_progress_sink(quiet);
     codegen_program *prog = NULL;
-    if (codegen_compile(g, &o, &prog)) {
+    if (grammar_load_with(gpath, o.cache_dir, &o.progress, &g) ||
+        codegen_compile(g, &o, &prog)) {
+        cli_progress_stop();
         grammar_free(g);
         return cli_error("compile", "%s", cky_last_error());
     }
@@ -349,6 +356,7 @@ int cli_compile(int argc, char **argv)
     if (warm) {
         codegen_program *again = NULL;
         if (codegen_compile(g, &o, &again)) {
+            cli_progress_stop();
             codegen_program_free(prog);
             grammar_free(g);
             return cli_error("compile", "%s", cky_last_error());
@@ -356,6 +364,7 @@ int cli_compile(int argc, char **argv)
         warm_seconds = again->partition_seconds + again->compile_seconds;
         codegen_program_free(again);
     }
+    cli_progress_stop();
     if (json)
         print_json(prog, gpath, o.arch, warm_seconds);
     else

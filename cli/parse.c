@@ -22,6 +22,7 @@
 #include "multi.h"
 #include "parse_options.h"
 #include "pipeline.h"
+#include "progress.h"
 
 #define BATCH 8192 /* most sentences handed to one engine at once (gpu engine) */
 #define DEPTH 4     /* batches in the pipeline at once: one read, one parsed, one written, and
@@ -34,29 +35,6 @@ static parser_decoder default_decoder(const parse_options *o, const grammar *g)
     if (o->decoder_set)
         return o->popt.decoder;
     return o->backtrace_set ? PARSER_DECODER_VITERBI : parser_default_decoder(g);
-}
-
-/* Progress on stderr, only when it is a terminal. */
-typedef struct progress {
-    int on;
-    long done;
-    struct timespec start;
-} progress;
-
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
-
-static void progress_add(progress *pr, int n)
-{
-    pr->done += n;
-    if (!pr->on)
-        return;
-    double s = seconds_since(&pr->start);
-    fprintf(stderr, "\r%ld sentences, %.1f sentences/s ", pr->done, s > 0 ? pr->done / s : 0.0);
 }
 
 /* Print x with the fewest digits that read back (strtod) as the same double. */
@@ -111,7 +89,6 @@ typedef struct run {
     /* writer */
     output *out, *gold_out;
     FILE *out_f;                 /* output_file(out) */
-    progress pr;
     tree **gold_all, **test_all; /* --eval: every tree, in order */
     long nall, capall;
     long internal;               /* sentences that hit an internal error */
@@ -242,8 +219,10 @@ static int write_batch(void *ctx, pipeline_batch *b)
     run *rn = ctx;
     for (int k = 0; k < b->n; k++) {
         parse_result *r = &b->r[k];
-        if (r->outcome != PARSE_OK)
+        if (r->outcome != PARSE_OK) {
+            cli_progress_clear();
             report_failure(b->src, b->line[k], &b->s[k], r, rn->o->popt.max_length);
+        }
         if (r->outcome == PARSE_FAILED)
             rn->internal++;
         if (rn->o->score && rn->o->popt.decoder == PARSER_DECODER_MAXRULE) {
@@ -269,7 +248,8 @@ static int write_batch(void *ctx, pipeline_batch *b)
         cli_error("parse", "%s", cky_last_error());
         rn->write_failed = 1;
     }
-    progress_add(&rn->pr, b->n);
+    if (!rn->o->quiet)
+        cli_progress_parse_add(b->n);
     return rn->write_failed;
 }
 
@@ -355,10 +335,12 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
     rn.batch *= o.popt.engines > 1 ? o.popt.engines : 1; /* one BATCH per engine */
     grammar *g = NULL;
     pipeline_stats stats = {0};
+    cli_progress_start("parse");
+    o.popt.progress = cli_progress_sink(o.quiet);
     guard_signals_block(); /* engine threads started now never take SIGINT or SIGTERM */
     if (o.popt.engine != PARSER_ENGINE_REF)
         guard_cache("parse");
-    if (grammar_load(o.grammar, &g) ||
+    if (grammar_load_with(o.grammar, NULL, &o.popt.progress, &g) ||
         (o.popt.decoder = default_decoder(&o, g), parser_new(g, &o.popt, &rn.p))) {
         rc = cli_error("parse", "%s", cky_last_error());
     } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !maxrule_grammar_is_exact(g)) {
@@ -374,11 +356,11 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
         goto done;
     if (timing)
         timing->startup_seconds = clock_seconds() - t0;
-    rn.pr.on = isatty(STDERR_FILENO);
-    clock_gettime(CLOCK_MONOTONIC, &rn.pr.start);
+    if (!o.quiet)
+        cli_progress_parse_begin();
     rc = run_pipeline(&rn, &stats);
-    if (rn.pr.on)
-        fputc('\n', stderr);
+    if (!o.quiet)
+        cli_progress_parse_end();
     if (o.pipeline_stats)
         fprintf(stderr, "cky parse: pipeline: %ld batches, %ld sentences, at most %d of %d "
                 "slots in use, batch %d, engine %.3f s, engine idle %.3f s\n", stats.batches,
@@ -413,5 +395,6 @@ done:
     parser_free(rn.p);
     grammar_free(g);
     free(o.treebanks);
+    cli_progress_stop();
     return rc;
 }

@@ -34,6 +34,7 @@ static int read_command_line(int argc, char **argv, parse_options *o)
         {"shard", required_argument, 0, OPT_SHARD},
         {"fail-engine", required_argument, 0, OPT_FAIL}, /* test hook, not in the help */
         {"pipeline-stats", no_argument, 0, OPT_STATS},   /* test hook, not in the help */
+        {"quiet", no_argument, 0, 'q'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->popt = parser_default_options();
@@ -44,7 +45,7 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":g:i:o:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":g:i:o:hq", longs, NULL)) != -1) {
         switch (c) {
         case 'g': o->grammar = optarg; break;
         case 'i': o->input = optarg; break;
@@ -97,6 +98,7 @@ static int read_command_line(int argc, char **argv, parse_options *o)
                 return rc;
             break;
         case OPT_STATS: o->pipeline_stats = 1; break;
+        case 'q': o->quiet = 1; break;
         case OPT_FAIL:
             if ((rc = multi_read_fail("parse", optarg, &o->popt)))
                 return rc;

@@ -54,6 +54,7 @@
 
 #include "../grammar/grammar.h"
 #include "../util/floatkey.h"
+#include "../util/progress.h"
 #include "../util/status.h"
 
 #define CODEGEN_VERSION "cky-codegen-9" /* part of every cache key: bump when output changes */
@@ -309,6 +310,9 @@ typedef struct codegen_options {
     codegen_semiring semiring; /* of the kernels' rules (default max-plus) */
     codegen_role role;         /* each family turned for this role before it is
                                   partitioned (default: PARENT, as built) */
+    progress_sink progress;    /* reports (util/progress.h): the compile as a stage
+                                  PROGRESS_COMPILE, its kernels as they are done (default:
+                                  none) */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);

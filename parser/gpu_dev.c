@@ -164,6 +164,7 @@ static cky_status upload(void **dst, const void *src, size_t bytes)
 typedef struct compile_job {
     const grammar *g;
     const char *cache_dir;
+    progress_sink progress;
     char arch[16];
     codegen_semiring semiring;
     codegen_role role;
@@ -177,6 +178,7 @@ static cky_status compile_main(void *arg)
     codegen_options_default(&o);
     o.arch = j->arch;
     o.cache_dir = j->cache_dir;
+    o.progress = j->progress;
     o.semiring = j->semiring;
     o.role = j->role;
     return codegen_compile(j->g, &o, &j->prog);
@@ -200,7 +202,7 @@ static int compile_jobs(gpu_dev *d, int sum, compile_job job[1 + 3])
 {
     int n = sum ? 4 : 1;
     for (int k = 0; k < n; k++)
-        job[k] = (compile_job){.g = d->g, .cache_dir = d->cache_dir,
+        job[k] = (compile_job){.g = d->g, .cache_dir = d->cache_dir, .progress = d->progress,
                                .semiring = k ? CODEGEN_SEMIRING_SUM_PRODUCT
                                              : CODEGEN_SEMIRING_MAX_PLUS,
                                .role = k ? (codegen_role)(k - 1) : CODEGEN_ROLE_PARENT};
@@ -227,6 +229,8 @@ static cky_status dev_open_compile(gpu_dev *d, int id, int sum, kviterbi_csr *h)
     workers_task task[4], tables;
     tables_job tj = {.g = d->g};
     int n = compile_jobs(d, sum, job), major = 0, minor = 0, early = 0;
+    /* one stage of progress for the programs compiled at once */
+    progress_report(&d->progress, PROGRESS_COMPILE, PROGRESS_BEGIN, NULL, 0, 0, 0);
     workers_start(&tables, tables_main, &tj);
     if (id >= 0 && id < gpu_count() &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
@@ -240,6 +244,7 @@ static cky_status dev_open_compile(gpu_dev *d, int id, int sum, kviterbi_csr *h)
         compile_start(job, task, 0, n, d->info.cc_major, d->info.cc_minor);
     if (early || !st)
         st = workers_wait_all(task, n, st);
+    progress_report(&d->progress, PROGRESS_COMPILE, PROGRESS_END, NULL, 0, 0, 0);
     st = workers_wait_all(&tables, 1, st);
     d->prog = job[0].prog;
     for (int r = 0; r < n - 1; r++)
@@ -389,6 +394,7 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     d->width = o->width > 0 ? o->width : DEFAULT_WIDTH;
     d->block_tiles = o->block_tiles > 0 ? o->block_tiles : DEFAULT_BLOCK_TILES;
     d->part_bytes = (size_t)(o->part_mb > 0 ? o->part_mb : GPU_DEV_PART_MB) << 20;
+    d->progress = o->progress;
     if (o->cache_dir && !(d->cache_dir = strdup(o->cache_dir))) {
         free(d);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");

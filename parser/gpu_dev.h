@@ -108,6 +108,7 @@ typedef struct gpu_dev_options {
                         (compiled beside them, while the context is made) */
     int part_mb;     /* MiB for the sum-product kernels' partial slots (parser/gpu_sum.h),
                         which set how many work items one launch takes (0: the default) */
+    progress_sink progress; /* reports of the kernel compilation (util/progress.h) */
 } gpu_dev_options;
 
 typedef struct event_pair event_pair;
@@ -139,6 +140,7 @@ typedef struct gpu_dev {
     size_t part_bytes; /* gpu_dev_options.part_mb, in bytes */
     char *cache_dir; /* gpu_dev_options.cache_dir, copied (the sum-product kernels are
                         loaded later, parser/gpu_sum.h) */
+    progress_sink progress; /* gpu_dev_options.progress */
     int *d_row[2];   /* class-local row -> global id, classes X and T */
     float *ws[3];    /* left, right, parent workspaces: width / KERNELS_TILE tiles */
     float *side_ws[3]; /* the same for the side stream's families */

@@ -178,7 +178,10 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     if (opt->engines > 1 || opt->fail_engine) { /* the test hook needs the pool */
         st = pool_start(p);
     } else if (opt->engine == PARSER_ENGINE_CPU) {
-        cpu_engine_options co = {p->opt.threads, opt->workspace, opt->cache_dir};
+        cpu_engine_options co = {.threads = p->opt.threads, .width = opt->workspace,
+                                 .cache_dir = opt->cache_dir,
+                                 .sum = opt->decoder == PARSER_DECODER_MAXRULE,
+                                 .progress = opt->progress};
         st = cpu_engine_new(g, &co, &p->cpu);
     } else if (opt->engine == PARSER_ENGINE_GPU) {
         /* a max-rule parser runs the sum-product kernels alone */
@@ -188,7 +191,8 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                               .chunk = opt->chunk,
                               .cache_dir = opt->cache_dir,
                               .sum_only = opt->decoder == PARSER_DECODER_MAXRULE,
-                              .part_mb = opt->part_mb};
+                              .part_mb = opt->part_mb,
+                              .progress = opt->progress};
         st = gpu_engine_new(g, &go, &p->gpu);
         if (!st)
             st = gpu_viterbi_new(p->gpu, &p->gpu_viterbi);

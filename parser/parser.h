@@ -10,6 +10,7 @@
 
 #include "../corpus_tools/tree.h"
 #include "../grammar/grammar.h"
+#include "../util/progress.h"
 #include "../viterbi/viterbi.h"
 #include "sentence.h"
 
@@ -50,6 +51,8 @@ typedef struct parser_options {
                         would, on its chunk after its first fail_after chunks (with engines
                         1, a pool of one engine: nothing is left to parse after it) */
     int fail_after;
+    progress_sink progress; /* reports of the kernel compilation (util/progress.h; default:
+                               none) */
 } parser_options;
 
 /* An engine of a pool that failed and was retired (its chunk went to the others). */

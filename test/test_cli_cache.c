@@ -5,7 +5,7 @@
  * grammar image is written again. Trees are compared with those of an intact cache. */
 #include "test_cli_run.h"
 
-#define PARSE "'" RUN_CKY "' parse -g '" RUN_GRAMMAR "' --engine cpu -i in.txt "
+#define PARSE "'" RUN_CKY "' parse -g '" RUN_GRAMMAR "' --engine cpu -i in.txt --quiet "
 
 /* Run cky with the cache `cache`, its trees into `out`, stderr into err; returns status. */
 static int parse_with(const char *d, const char *env, const char *out)

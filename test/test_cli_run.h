@@ -61,7 +61,7 @@ static inline void run_setup(char *dir)
     int lock = open(CKY_BUILD "/test-cache.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
     cr_assert(lock >= 0);
     flock(lock, LOCK_EX);
-    int st = run_sh(dir, "CKY_CACHE='%s' '%s' parse -g '%s' --engine cpu -i in.txt >/dev/null && "
+    int st = run_sh(dir, "CKY_CACHE='%s' '%s' parse -g '%s' --engine cpu -i in.txt >/dev/null 2>&1 && "
                     "mkdir cache && cp -p '%s'/* cache/", RUN_BASE_CACHE,
                     RUN_CKY, RUN_GRAMMAR, RUN_BASE_CACHE);
     flock(lock, LOCK_UN);
