@@ -1,5 +1,6 @@
 """Tests of the cky package (python/cky) against the cky command: the same trees from raw
 text and tokens, batching that keeps the order, errors with the library's messages."""
+import logging
 import os
 import subprocess
 
@@ -130,3 +131,31 @@ def test_maxrule_as_the_command(repo, grammar):
     assert cky.Parser(grammar, engine="ref", decoder="viterbi").decoder == "viterbi"
     cpu = cky.Parser(grammar, engine="cpu", decoder="maxrule", threads=2)
     assert list(cpu.parse_many(RAW)) == want
+
+
+def test_progress_callback_and_logging(shared, tmp_path, monkeypatch, caplog):
+    """The open's long steps reach a progress function (Progress tuples, in order) or, by
+    default, the "cky" logger; an exception of the function is raised by Parser()."""
+    monkeypatch.setenv("CKY_CACHE", str(tmp_path / "cache"))  # cold: the kernels compile
+    text = os.path.join(shared, "grammars", "sample-sm1", "sample-sm1")
+    seen = []
+    cky.Parser(text, engine="cpu", decoder="viterbi", progress=seen.append)
+    assert all(isinstance(p, cky.Progress) for p in seen)
+    assert seen[0].stage == "grammar" and seen[0].state == "begin"
+    last = seen[-1]
+    assert (last.stage, last.state, last.done, last.total, last.cached) == \
+        ("compile", "end", 4, 4, 0)
+    assert [p.done for p in seen if p.stage == "compile"] == \
+        sorted(p.done for p in seen if p.stage == "compile")
+    assert last.seconds >= 0
+    with caplog.at_level(logging.INFO, logger="cky"):
+        cky.Parser(text, engine="cpu", decoder="viterbi")  # warm: from the cache
+    assert "4 kernels ready in" in caplog.text
+    assert "(0 compiled, 4 from the cache)" in caplog.text
+
+    def stop(p):
+        raise RuntimeError("stop here")
+    with pytest.raises(RuntimeError, match="stop here"):
+        cky.Parser(text, engine="cpu", progress=stop)
+    with pytest.raises(TypeError, match="progress"):
+        cky.Parser(text, engine="cpu", progress=3)
