@@ -10,7 +10,8 @@
 # The task number K runs from 1: an array given from 0 (--array=0-7) is shifted by
 # SLURM_ARRAY_TASK_MIN. N is SLURM_ARRAY_TASK_COUNT. Set CKY to the cky binary (default:
 # cky on PATH) and CKY_CACHE to a kernel cache on shared storage, compiled once beforehand
-# with `cky compile -g GRAMMAR`, so that the tasks do not all compile it.
+# with `cky compile -g GRAMMAR` (`--engine cpu` for tasks that pass --engine cpu), so that
+# the tasks do not all compile it.
 #SBATCH --job-name=cky-parse
 #SBATCH --gres=gpu:1
 #SBATCH --cpus-per-task=8
