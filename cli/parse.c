@@ -82,6 +82,7 @@ typedef struct run {
     int next_treebank;           /* the next --treebank file to open */
     const char *src;             /* the input being read, for messages */
     long item;                   /* input lines (or trees) read, for --shard */
+    uint64_t input_hash;         /* --shard: of every item read (multi_hash_item) */
     cky_status read_status;      /* a read error (its message in read_error) */
     char read_error[1024];
     /* parse stage */
@@ -92,6 +93,7 @@ typedef struct run {
     tree **gold_all, **test_all; /* --eval: every tree, in order */
     long nall, capall;
     long internal;               /* sentences that hit an internal error */
+    long written;                /* lines written to out */
     _Atomic int write_failed;    /* a write error: stop */
 } run;
 
@@ -120,6 +122,8 @@ static pipeline_read read_lines(void *ctx, pipeline_batch *b)
             return read_failed(rn, st);
         if (!line)
             return PIPELINE_END;
+        if (rn->o->shard_n)
+            rn->input_hash = multi_hash_item(rn->input_hash, line, len);
         if (multi_in_shard(++rn->item, rn->o->shard_k, rn->o->shard_n)) {
             guard_text("parse", rn->src, io_lines_number(rn->in), line, len);
             char *tokens = NULL;
@@ -164,6 +168,11 @@ static pipeline_read read_treebanks(void *ctx, pipeline_batch *b)
             return rn->next_treebank == rn->o->ntreebanks ? PIPELINE_END : PIPELINE_MORE;
         }
         long line = tree_reader_line(rn->rd);
+        if (rn->o->shard_n) { /* a tree: its file and where it starts */
+            char id[4200];
+            int n = snprintf(id, sizeof id, "%s:%ld", rn->src, line);
+            rn->input_hash = multi_hash_item(rn->input_hash, id, (size_t)n);
+        }
         if (!multi_in_shard(++rn->item, rn->o->shard_k, rn->o->shard_n)) {
             tree_free(t);
             continue;
@@ -248,6 +257,7 @@ static int write_batch(void *ctx, pipeline_batch *b)
         cli_error("parse", "%s", cky_last_error());
         rn->write_failed = 1;
     }
+    rn->written += b->n;
     if (!rn->o->quiet)
         cli_progress_parse_add(b->n);
     return rn->write_failed;
@@ -294,6 +304,26 @@ static int open_outputs(run *rn, const parse_options *o)
     return 0;
 }
 
+/* After -o FILE is committed: FILE.shard, the manifest of a --shard run for cky merge, or
+ * no FILE.shard (an older run's) without --shard. Returns 0 or 1 after an error. */
+static int write_manifest(const run *rn)
+{
+    const parse_options *o = rn->o;
+    if (!o->output || !strcmp(o->output, "-"))
+        return 0;
+    if (!o->shard_n) {
+        multi_manifest_remove(o->output);
+        return 0;
+    }
+    multi_manifest m = {o->shard_k, o->shard_n, rn->written, rn->item, rn->input_hash, ""};
+    snprintf(m.input, sizeof m.input, "%s", o->ntreebanks ? o->treebanks[0]
+                                            : o->input ? o->input : "stdin");
+    if (multi_manifest_write(o->output, &m))
+        return cli_error("parse", "%s (the trees are in %s; cky merge needs both)",
+                         cky_last_error(), o->output);
+    return 0;
+}
+
 /* Commit the outputs if the run went well (rc 0 or only internal errors), else drop them
  * (the targets keep what they had). Returns the final exit status. */
 static int finish_outputs(run *rn, int rc)
@@ -308,6 +338,8 @@ static int finish_outputs(run *rn, int rc)
         } else if (output_commit(outs[k])) {
             rc = cli_error("parse", "%s", cky_last_error());
             keep = 0;
+        } else if (k == 0 && write_manifest(rn)) {
+            rc = 1;
         }
     }
     rn->out = rn->gold_out = NULL;
@@ -327,7 +359,7 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
     int rc = parse_options_read(argc, argv, &o);
     if (rc)
         return rc;
-    run rn = {.o = &o};
+    run rn = {.o = &o, .input_hash = MULTI_HASH_INIT};
     /* the gpu engine wants many sentences at once, the others a few; a batch is handed on
      * early when no more input has arrived (read_lines) */
     rn.batch = o.popt.engine == PARSER_ENGINE_GPU ? BATCH
