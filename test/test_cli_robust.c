@@ -259,3 +259,82 @@ Test(cli_robust, every_command_names_a_directory_grammar)
     }
     run_cleanup(d);
 }
+
+/* -o as a shell's > (issue 41 item 6). */
+#define REF "CKY_CACHE=off '" RUN_CKY "' parse -g '" RUN_GRAMMAR "' --engine ref -i in.txt "
+/* A command prefix that runs as user nobody where the tests run as root (who may write any
+ * file), else nothing; NULL (skip) where that cannot be done. */
+static const char *as_user(void)
+{
+    if (geteuid() != 0)
+        return "";
+    if (system("setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null") != 0)
+        return NULL;
+    return "setpriv --reuid=65534 --regid=65534 --clear-groups env ";
+}
+
+/* Refused where > would fail: an existing file the user may not write, left as it was. */
+Test(cli_robust, output_refused_where_a_shell_would_fail)
+{
+    char d[64];
+    const char *as = as_user();
+    if (!as)
+        cr_skip_test("running as root without setpriv(1): no way to test as another user");
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "chmod 777 . && echo keep > locked && chmod 444 locked"), 0);
+    cr_assert_eq(run_sh(d, "! %ssh -c 'echo x > locked' 2>/dev/null", as), 0,
+                 "a shell's > could write it");
+    cr_assert_eq(run_sh(d, "%s" REF "-o locked 2>err", as), 1);
+    char *f = run_read(d, "locked"), *err = run_read(d, "err");
+    cr_assert_str_eq(f, "keep\n");
+    cr_assert(strstr(err, "locked: cannot write: Permission denied"), "%s", err);
+    free(f);
+    free(err);
+    cr_assert_eq(run_sh(d, "test -z \"$(ls -A | grep tmp-)\""), 0, "a temporary file is left");
+    run_cleanup(d);
+}
+
+/* A file with other hard links, or another user's that we may write, is written in place
+ * (its inode, links and owner kept, as by >); a symbolic link that names no file yet makes
+ * it, and stays a link. */
+Test(cli_robust, output_keeps_links_and_owner)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, REF "> plain"), 0);
+    cr_assert_eq(run_sh(d, "echo old > f && ln f g && " REF "-o f && cmp -s g plain && "
+                        "test $(stat -c %%h f) = 2"), 0, "the hard link g lost the output");
+    cr_assert_eq(run_sh(d, "ln -s new.txt dangling && " REF "-o dangling && test -L dangling "
+                        "&& cmp -s new.txt plain"), 0, "the dangling link was replaced");
+    const char *as = as_user();
+    if (as && *as) { /* root's file, writable by all, written by nobody: still root's */
+        cr_assert_eq(run_sh(d, "chmod 777 . && echo x > theirs && chmod 666 theirs && "
+                            "%s" REF "-o theirs && cmp -s theirs plain && "
+                            "test $(stat -c %%u theirs) = 0", as), 0,
+                     "another user's file changed hands");
+    }
+    run_cleanup(d);
+}
+
+/* The temporary file of a run killed with SIGKILL is removed by the next run for the same
+ * target; another running process's is not. */
+Test(cli_robust, output_removes_a_killed_runs_temporary)
+{
+    char d[64];
+    run_setup(d);
+    int to, from;
+    pid_t pid = start_coprocess(d, "-o f", &to, &from);
+    /* the temporary file appears once the grammar and kernels are loaded */
+    while (run_sh(d, "ls -A | grep -q '^\\.f\\.tmp-'") != 0)
+        usleep(20 * 1000);
+    kill(pid, SIGKILL);
+    cr_assert_eq(waitpid(pid, NULL, 0), pid);
+    close(to);
+    close(from);
+    cr_assert_eq(run_sh(d, "ls -A | grep -q '^\\.f\\.tmp-'"), 0, "nothing left to remove");
+    cr_assert_eq(run_sh(d, "touch -d '2 days ago' .f.tmp-Ab12Cd && "
+                        "sh -c 'touch .f.tmp-$$-'$(uname -n)'~alive1 && " REF "-o f'"), 0);
+    cr_assert_eq(run_sh(d, "ls -A | grep '^\\.f\\.tmp-' > left; grep -q '~alive1$' left && "
+                        "test $(wc -l < left) = 1"), 0, "left: %s", run_read(d, "left"));
+    run_cleanup(d);
+}
