@@ -2,7 +2,9 @@
  * The reading, the engine and the writing run as the stages of a pipeline (pipeline.h); this
  * file holds the reader and writer stages and the run's exit status (the options:
  * parse_options.h). */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +72,8 @@ static void report_failure(const char *src, long line, const sentence *s, const 
     }
 }
 
+#define WRITE_PIPE_GONE 2 /* run.write_failed: the reader of a pipe went away (EPIPE) */
+
 /* The state of a run, shared by the stages: the reader's (the main thread) input, the
  * writer's outputs and counts. */
 typedef struct run {
@@ -94,7 +98,7 @@ typedef struct run {
     long nall, capall;
     long internal;               /* sentences that hit an internal error */
     long written;                /* lines written to out */
-    _Atomic int write_failed;    /* a write error: stop */
+    _Atomic int write_failed;    /* a write error: stop (WRITE_PIPE_GONE: quietly) */
 } run;
 
 /* The reader stops with a read error: keep its message (the thread's own). */
@@ -254,8 +258,14 @@ static int write_batch(void *ctx, pipeline_batch *b)
         }
     }
     if (output_flush(rn->out) || (rn->gold_out && output_flush(rn->gold_out))) {
-        cli_error("parse", "%s", cky_last_error());
-        rn->write_failed = 1;
+        /* `cky parse | head`: the rest is not wanted, and that is no error to report */
+        if (output_error(rn->out) == EPIPE ||
+            (rn->gold_out && output_error(rn->gold_out) == EPIPE)) {
+            rn->write_failed = WRITE_PIPE_GONE;
+        } else {
+            cli_error("parse", "%s", cky_last_error());
+            rn->write_failed = 1;
+        }
     }
     rn->written += b->n;
     if (!rn->o->quiet)
@@ -287,8 +297,8 @@ static int run_pipeline(run *rn, pipeline_stats *stats)
         return cli_error("parse", "%s", cky_last_error());
     if (guard_interrupted())
         return 128 + guard_interrupted();
-    if (rn->write_failed)
-        return 1;
+    if (rn->write_failed) /* a pipe closed early: the status of a filter killed by SIGPIPE */
+        return rn->write_failed == WRITE_PIPE_GONE ? 128 + SIGPIPE : 1;
     if (rn->read_status)
         return cli_error("parse", "%s", rn->read_error);
     return 0;
@@ -343,8 +353,8 @@ static int finish_outputs(run *rn, int rc)
         }
     }
     rn->out = rn->gold_out = NULL;
-    if (rc > 128 && rn->o->output)
-        fprintf(stderr, "cky parse: interrupted: %s left as it was\n", rn->o->output);
+    if (guard_interrupted())
+        guard_note_interrupted();
     return rc;
 }
 
@@ -369,7 +379,7 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
     pipeline_stats stats = {0};
     cli_progress_start("parse");
     o.popt.progress = cli_progress_sink(o.quiet);
-    guard_signals_block(); /* engine threads started now never take SIGINT or SIGTERM */
+    guard_signals_block("parse", o.output); /* until the outputs open: a signal ends the run */
     if (o.popt.engine != PARSER_ENGINE_REF)
         guard_cache("parse");
     if (grammar_load_with(o.grammar, NULL, &o.popt.progress, &g) ||
@@ -392,7 +402,7 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
         cli_progress_parse_begin();
     rc = run_pipeline(&rn, &stats);
     if (!o.quiet)
-        cli_progress_parse_end();
+        cli_progress_parse_end(rn.write_failed != WRITE_PIPE_GONE);
     if (o.pipeline_stats)
         fprintf(stderr, "cky parse: pipeline: %ld batches, %ld sentences, at most %d of %d "
                 "slots in use, batch %d, engine %.3f s, engine idle %.3f s\n", stats.batches,
@@ -428,5 +438,6 @@ done:
     grammar_free(g);
     free(o.treebanks);
     cli_progress_stop();
+    guard_signals_restore();
     return rc;
 }

@@ -14,7 +14,10 @@ const char cli_parse_help[] =
     "\n"
     "Input that is not a regular file (a pipe, a terminal) is answered line by line: each\n"
     "batch holds the lines that have arrived, so cky parse works as a coprocess. SIGINT or\n"
-    "SIGTERM stops the run after writing every sentence already parsed.\n"
+    "SIGTERM stops the run after writing every sentence already parsed; during the grammar\n"
+    "load or the kernel compile it ends the run at once, nothing written. A signal ignored\n"
+    "when cky starts (nohup) stays ignored. When the reader of the trees goes away (| head)\n"
+    "the run ends quietly (exit status 141, as a filter killed by SIGPIPE).\n"
     "\n"
     "The input is read (and tokenized) on one host thread and the trees are written on\n"
     "another while the engine parses the batch between them: memory stays bounded however\n"
@@ -96,4 +99,5 @@ const char cli_parse_help[] =
     "exit status: 0 every sentence parsed or legitimately unparsable (empty, too long, no\n"
     "parse); 1 a file could not be read or written, or the grammar or engine failed; 2 usage\n"
     "error; 3 some sentences hit an internal error (their lines are (()), each named on\n"
-    "stderr); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM).\n";
+    "stderr); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM; 141: the trees' reader went\n"
+    "away).\n";

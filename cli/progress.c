@@ -114,10 +114,13 @@ static void draw(double now)
         }
 }
 
-/* Stage k is over: its last line if it lasted long enough. Under the lock. */
-static void finish(int k, double now)
+/* Stage k is over: its last line if it lasted long enough (and `summary`). Under the lock. */
+static void finish(int k, double now, int summary)
 {
-    if (now - pr.since[k] >= pr.after) {
+    if (!summary && pr.drawn) {
+        fputs("\r\033[K", stderr);
+        pr.drawn = 0;
+    } else if (summary && now - pr.since[k] >= pr.after) {
         char line[512];
         describe(k, now, 1, line, sizeof line);
         fprintf(stderr, "%s%s: %s%s\n", pr.tty ? "\r" : "", pr.cmd, line,
@@ -132,8 +135,8 @@ static void finish(int k, double now)
     }
 }
 
-/* Add event e to stage k. Under the lock. */
-static void add(int k, const progress_event *e)
+/* Add event e to stage k (an end with its last line if `summary`). Under the lock. */
+static void add(int k, const progress_event *e, int summary)
 {
     double now = clock_seconds();
     int r = progress_tally_add(&pr.tally[k], e);
@@ -143,7 +146,7 @@ static void add(int k, const progress_event *e)
         pr.latest = k;
         snprintf(pr.what[k], sizeof pr.what[k], "%s", e->what ? e->what : "");
     } else if (r == 2) {
-        finish(k, now);
+        finish(k, now, summary);
     } else if (pr.tty && k == pr.latest && now - pr.printed[k] >= REDRAW) {
         draw(now); /* a count changed: show it without waiting for the thread */
     }
@@ -153,7 +156,7 @@ static void on_report(void *ctx, const progress_event *e)
 {
     pthread_mutex_lock(&pr.lock);
     if (pr.depth > 0 && (unsigned)e->stage < PROGRESS_NSTAGE)
-        add((int)e->stage, e);
+        add((int)e->stage, e, 1);
     pthread_mutex_unlock(&pr.lock);
 }
 
@@ -218,20 +221,20 @@ progress_sink cli_progress_sink(int quiet)
     return (progress_sink){quiet ? NULL : on_report, NULL};
 }
 
-static void parse_event(progress_kind kind, long n)
+static void parse_event(progress_kind kind, long n, int summary)
 {
     progress_event e = {PROGRESS_NSTAGE, kind, NULL, 0, n, 0};
     pthread_mutex_lock(&pr.lock);
     if (pr.depth > 0)
-        add(STAGE_PARSE, &e);
+        add(STAGE_PARSE, &e, summary);
     pthread_mutex_unlock(&pr.lock);
 }
 
-void cli_progress_parse_begin(void) { parse_event(PROGRESS_BEGIN, 0); }
+void cli_progress_parse_begin(void) { parse_event(PROGRESS_BEGIN, 0, 1); }
 
-void cli_progress_parse_add(long n) { parse_event(PROGRESS_STEP, n); }
+void cli_progress_parse_add(long n) { parse_event(PROGRESS_STEP, n, 1); }
 
-void cli_progress_parse_end(void) { parse_event(PROGRESS_END, 0); }
+void cli_progress_parse_end(int summary) { parse_event(PROGRESS_END, 0, summary); }
 
 void cli_progress_clear(void)
 {

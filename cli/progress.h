@@ -24,10 +24,11 @@ void cli_progress_stop(void);
 /* The sink of the library's reports: lines as above, or none when `quiet`. */
 progress_sink cli_progress_sink(int quiet);
 
-/* The parse: it begins, `n` more sentences are written, it ends (its last line). */
+/* The parse: it begins, `n` more sentences are written, it ends (with its last line, or
+ * without when not `summary`: the reader of the trees went away). */
 void cli_progress_parse_begin(void);
 void cli_progress_parse_add(long n);
-void cli_progress_parse_end(void);
+void cli_progress_parse_end(int summary);
 
 /* Erase the line being redrawn on the terminal, before another message (it comes back with
  * the next redraw). */

@@ -86,8 +86,10 @@ static double now(void)
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-/* Start `cky parse` on the cpu engine in folder d with pipes for stdin and stdout. */
-static pid_t start_coprocess(const char *d, const char *extra, int *to, int *from)
+/* Start `ENV cky parse` on the cpu engine in folder d with pipes for stdin and stdout, its
+ * stderr into d/err, SIGINT and SIGTERM ignored in it when `ignore` (as `nohup` would). */
+static pid_t start_coprocess_with(const char *d, const char *env, const char *extra,
+                                  int ignore, int *to, int *from)
 {
     int in[2], out[2];
     cr_assert_eq(pipe(in), 0);
@@ -99,8 +101,13 @@ static pid_t start_coprocess(const char *d, const char *extra, int *to, int *fro
         dup2(out[1], 1);
         close(in[1]);
         close(out[0]);
+        if (ignore) {
+            signal(SIGINT, SIG_IGN);
+            signal(SIGTERM, SIG_IGN);
+        }
         if (chdir(d) == 0)
-            execl("/bin/sh", "sh", "-c", "exec env " CPU "$0 2>/dev/null", extra, (char *)NULL);
+            execl("/bin/sh", "sh", "-c", "exec env $0 " CPU "$1 2>err", env, extra,
+                  (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -108,6 +115,19 @@ static pid_t start_coprocess(const char *d, const char *extra, int *to, int *fro
     *to = in[1];
     *from = out[0];
     return pid;
+}
+
+static pid_t start_coprocess(const char *d, const char *extra, int *to, int *from)
+{
+    return start_coprocess_with(d, "", extra, 0, to, from);
+}
+
+/* Wait until `sh -c TEST` succeeds in folder d (a file appears, grows): no fixed delay, so
+ * that a busy machine only makes it slower (the test's timeout bounds it). */
+static void wait_until(const char *d, const char *test)
+{
+    while (run_sh(d, "%s", test) != 0)
+        usleep(20 * 1000);
 }
 
 /* Read one line from fd within `seconds`; returns the time it took, or -1. */
@@ -156,7 +176,8 @@ Test(cli_robust, coprocess_gets_each_answer_at_once)
 }
 
 /* SIGTERM: every answered line is out, the exit status says so, and an -o target is left as
- * it was (with no temporary file beside it). */
+ * it was (with no temporary file beside it). No fixed delays: each step waits for what the
+ * one before it did (an answer, the temporary file holding it). */
 Test(cli_robust, signal_flushes_and_keeps_output_file)
 {
     char d[64];
@@ -165,8 +186,8 @@ Test(cli_robust, signal_flushes_and_keeps_output_file)
     pid_t pid = start_coprocess(d, "", &to, &from);
     cr_assert_eq(write(to, "a b\nc d\n", 8), 8);
     char buf[256];
-    cr_assert(read_line(from, buf, sizeof buf, 2.0) >= 0 &&
-              read_line(from, buf, sizeof buf, 2.0) >= 0, "answers missing");
+    cr_assert(read_line(from, buf, sizeof buf, 600) >= 0 &&
+              read_line(from, buf, sizeof buf, 600) >= 0, "answers missing");
     kill(pid, SIGTERM);
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
@@ -177,14 +198,17 @@ Test(cli_robust, signal_flushes_and_keeps_output_file)
     cr_assert_eq(run_sh(d, "echo keep > f"), 0);
     pid = start_coprocess(d, "-o f", &to, &from);
     cr_assert_eq(write(to, "a b\n", 4), 4);
-    usleep(500 * 1000);
+    /* its tree is in the temporary file beside f: the parse is under way */
+    wait_until(d, "test -s \"$(ls -A | grep '^\\.f\\.tmp-')\"");
     kill(pid, SIGINT);
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "status %d", st);
-    char *f = run_read(d, "f");
+    char *f = run_read(d, "f"), *err = run_read(d, "err");
     cr_assert_str_eq(f, "keep\n");
+    cr_assert(strstr(err, "cky parse: interrupted: f left as it was\n"), "%s", err);
     free(f);
-    cr_assert_eq(run_sh(d, "test $(ls -A | wc -l) -eq 3"), 0, "a temporary file is left");
+    free(err);
+    cr_assert_eq(run_sh(d, "test $(ls -A | wc -l) -eq 4"), 0, "a temporary file is left");
     close(to);
     close(from);
     run_cleanup(d);
@@ -325,8 +349,7 @@ Test(cli_robust, output_removes_a_killed_runs_temporary)
     int to, from;
     pid_t pid = start_coprocess(d, "-o f", &to, &from);
     /* the temporary file appears once the grammar and kernels are loaded */
-    while (run_sh(d, "ls -A | grep -q '^\\.f\\.tmp-'") != 0)
-        usleep(20 * 1000);
+    wait_until(d, "ls -A | grep -q '^\\.f\\.tmp-'");
     kill(pid, SIGKILL);
     cr_assert_eq(waitpid(pid, NULL, 0), pid);
     close(to);
@@ -336,5 +359,82 @@ Test(cli_robust, output_removes_a_killed_runs_temporary)
                         "sh -c 'touch .f.tmp-$$-'$(uname -n)'~alive1 && " REF "-o f'"), 0);
     cr_assert_eq(run_sh(d, "ls -A | grep '^\\.f\\.tmp-' > left; grep -q '~alive1$' left && "
                         "test $(wc -l < left) = 1"), 0, "left: %s", run_read(d, "left"));
+    run_cleanup(d);
+}
+
+/* Signals as Unix programs keep them (issue 41 item 7). SIGINT and SIGTERM ignored when cky
+ * starts (nohup, `cky parse &` in a script) stay ignored: the run goes on and ends with 0. */
+Test(cli_robust, ignored_signals_stay_ignored)
+{
+    char d[64];
+    run_setup(d);
+    int to, from;
+    pid_t pid = start_coprocess_with(d, "", "", 1, &to, &from);
+    char buf[4096];
+    cr_assert_eq(write(to, "a b\n", 4), 4);
+    cr_assert(read_line(from, buf, sizeof buf, 600) >= 0, "no first answer");
+    kill(pid, SIGINT); /* (the reader waits for the next line: a caught one would stop it) */
+    kill(pid, SIGTERM);
+    cr_assert_eq(write(to, "c d\n", 4), 4);
+    cr_assert(read_line(from, buf, sizeof buf, 600) >= 0, "stopped by an ignored signal");
+    close(to);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    close(from);
+    run_cleanup(d);
+}
+
+/* A signal while the kernels compile ends the run at once, with 128+N and nothing written:
+ * it does not wait for the compiler (here one that runs as long as cky does: a cky that
+ * waited for it would hang until the test's timeout). */
+Test(cli_robust, signal_during_compile_stops_at_once, .timeout = 600)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "printf '#!/bin/sh\\necho $$ >> cc.pids\\nwhile kill -0 $PPID; do "
+                        "sleep 0.1; done\\n' > slowcc && chmod +x slowcc"), 0);
+    int to, from;
+    pid_t pid = start_coprocess_with(d, "CC=./slowcc CKY_CACHE=fresh", "-o out.txt", 0, &to,
+                                     &from);
+    wait_until(d, "test -s cc.pids"); /* the compiler runs */
+    kill(pid, SIGINT);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "status %d", st);
+    char *err = run_read(d, "err");
+    cr_assert(strstr(err, "cky parse: interrupted: out.txt not written\n"), "%s", err);
+    free(err);
+    cr_assert_eq(run_sh(d, "test -z \"$(ls -A | grep out.txt)\""), 0, "out.txt written");
+    close(to);
+    close(from);
+    run_cleanup(d);
+}
+
+/* The reader of the trees gone (`cky parse | head`): the run ends quietly, with the status of
+ * a filter killed by SIGPIPE (128 + 13), no "write error". */
+Test(cli_robust, closed_pipe_ends_quietly)
+{
+    char d[64];
+    run_setup(d);
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    close(p[0]); /* every write to p[1] fails with EPIPE */
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(p[1], 1);
+        if (chdir(d) == 0)
+            execl("/bin/sh", "sh", "-c", "exec env CKY_PROGRESS_AFTER=600 " CPU "-i in.txt 2>err",
+                  (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    char *err = run_read(d, "err");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGPIPE, "status %d: %s", st, err);
+    cr_assert_str_eq(err, "");
+    free(err);
     run_cleanup(d);
 }

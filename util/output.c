@@ -193,6 +193,8 @@ cky_status output_open(const char *path, output **out)
 
 FILE *output_file(output *o) { return o->f; }
 
+int output_error(const output *o) { return o->err; }
+
 const char *output_name(const output *o) { return o->path; }
 
 cky_status output_flush(output *o)

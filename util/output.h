@@ -35,6 +35,9 @@ const char *output_name(const output *o);
 /* Flush: CKY_ERR_IO naming the file and the reason if anything written so far failed. */
 cky_status output_flush(output *o);
 
+/* The errno of the first failed write (EPIPE: the reader of a pipe is gone), or 0. */
+int output_error(const output *o);
+
 /* Finish: flush, close, rename the temporary file onto the target. Frees o either way; on
  * failure the temporary file is removed and the target left as it was. */
 cky_status output_commit(output *o);
