@@ -10,13 +10,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../kernels/gpu.h"
 #include "../util/clock.h"
 #include "../util/io.h"
 #include "bench.h"
 #include "cli.h"
 #include "guard.h"
-#include "progress.h"
 #include "multi.h"
+#include "progress.h"
 
 static const char usage_text[] =
     "usage: cky bench -g GRAMMAR -i FILE [--engine gpu|cpu] [--decoder viterbi|maxrule]\n"
@@ -476,6 +477,11 @@ int cli_bench(int argc, char **argv)
     }
     if ((rc = guard_check_paths("bench", gpath, NULL, 0, NULL, 0)))
         goto done;
+    if (gpu && gpu_count() == 0) {
+        rc = cli_error("bench", "no usable GPU here (no CUDA device, or no driver): the gpu "
+                       "engine, the default, cannot run; --engine cpu measures the cpu engine");
+        goto done;
+    }
     double t0 = clock_seconds();
     if (grammar_load_with(gpath, NULL, &popt.progress, &g)) {
         rc = cli_error("bench", "%s", cky_last_error());

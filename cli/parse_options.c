@@ -10,6 +10,17 @@
 #include "guard.h"
 #include "multi.h"
 
+/* *slot = value for option `opt`, given once: a second one is a usage error (it would
+ * silently win). Returns 0 or the exit status. */
+static int set_once(const char **slot, const char *opt, const char *value)
+{
+    if (*slot)
+        return cli_usage_error("parse", "%s given twice ('%s' and '%s'): give it once", opt,
+                               *slot, value);
+    *slot = value;
+    return 0;
+}
+
 static int read_command_line(int argc, char **argv, parse_options *o)
 {
     enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
@@ -47,13 +58,25 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":g:i:o:hq", longs, NULL)) != -1) {
         switch (c) {
-        case 'g': o->grammar = optarg; break;
-        case 'i': o->input = optarg; break;
-        case 'o': o->output = optarg; break;
+        case 'g':
+            if ((rc = set_once(&o->grammar, "-g", optarg)))
+                return rc;
+            break;
+        case 'i':
+            if ((rc = set_once(&o->input, "-i", optarg)))
+                return rc;
+            break;
+        case 'o':
+            if ((rc = set_once(&o->output, "-o", optarg)))
+                return rc;
+            break;
         case OPT_SCORE: o->score = 1; break;
         case OPT_EVAL: o->eval = 1; break;
         case OPT_TOKENIZE: o->tokenize = 1; break;
-        case OPT_GOLD: o->gold_out = optarg; break;
+        case OPT_GOLD:
+            if ((rc = set_once(&o->gold_out, "--gold-out", optarg)))
+                return rc;
+            break;
         case OPT_TREEBANK: o->treebanks[o->ntreebanks++] = optarg; break;
         case OPT_ENGINE:
             o->engine_set = 1;
@@ -145,6 +168,9 @@ static int read_command_line(int argc, char **argv, parse_options *o)
         return cli_usage_error("parse", "--tokenize is for raw text, not with --treebank");
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
+    if (o->backtrace_set && o->decoder_set && o->popt.decoder == PARSER_DECODER_MAXRULE)
+        return cli_usage_error("parse", "--backtrace chooses among Viterbi derivations: it "
+                               "does not apply to --decoder maxrule (use --decoder viterbi)");
     if ((int)o->popt.engine == -1) {
         o->popt.engine = parser_default_engine();
         if (o->popt.engine == PARSER_ENGINE_CPU)

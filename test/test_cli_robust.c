@@ -226,6 +226,13 @@ Test(cli_robust, messages_name_file_and_reason)
         {"-i in.txt -o /proc/x", "1", "/proc/x: cannot write"},
         {"-i in.txt -o /dev/full", "1", "/dev/full: write error: No space left on device"},
         {"-i in.txt --device 5", "2", "--device does not apply to the cpu engine"},
+        /* issue 41 item 8 */
+        {"-g /nonexistent/x.gr -i in.txt", "1", "cky parse: /nonexistent/x.gr: no such file\n"},
+        {"-i in.txt -i in.txt", "2", "-i given twice"},
+        {"-i in.txt -o a -o b", "2", "-o given twice"},
+        {"-i in.txt --backtrace berkeley --decoder maxrule", "2",
+         "--backtrace chooses among Viterbi derivations: it does not apply to --decoder "
+         "maxrule"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         int st = run_sh(d, "CKY_CACHE=cache '%s' parse %s --engine cpu %s > /dev/null 2>err",
@@ -435,6 +442,40 @@ Test(cli_robust, closed_pipe_ends_quietly)
     char *err = run_read(d, "err");
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGPIPE, "status %d: %s", st, err);
     cr_assert_str_eq(err, "");
+    free(err);
+    run_cleanup(d);
+}
+
+/* A text grammar's probability above 1 is refused, naming the file and the line (issue 41
+ * item 8: 1e300 was taken, its log 690 in every score). */
+Test(cli_robust, text_grammar_probability_above_one)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "for x in lexicon words; do ln -s '%s'.$x.gz g.$x.gz; done && "
+                        "gzip -dc '%s.grammar.gz' | sed '3s/[^ ]*$/1e300/' > g.grammar",
+                        RUN_GRAMMAR, RUN_GRAMMAR), 0);
+    cr_assert_eq(run_sh(d, "echo a b | CKY_CACHE=off '%s' parse -g g --engine ref > /dev/null "
+                        "2> err", RUN_CKY), 1);
+    char *err = run_read(d, "err");
+    cr_assert(strstr(err, "g.grammar:3: probability 1e300 is above 1"), "%s", err);
+    free(err);
+    run_cleanup(d);
+}
+
+/* cky bench without a GPU says that --engine cpu measures the cpu engine. */
+Test(cli_robust, bench_without_gpu_names_the_cpu_engine)
+{
+    char d[64];
+    run_setup(d);
+    int st = run_sh(d, "CKY_CACHE=cache '%s' bench -g '%s' -i in.txt --repeat 1 > /dev/null "
+                    "2> err", RUN_CKY, RUN_GRAMMAR);
+    if (st == 0) {
+        run_cleanup(d);
+        cr_skip_test("a GPU is here: cky bench ran on it");
+    }
+    char *err = run_read(d, "err");
+    cr_assert(strstr(err, "--engine cpu measures the cpu engine"), "%s", err);
     free(err);
     run_cleanup(d);
 }

@@ -144,8 +144,9 @@ def _line(sentence):
     """A sentence as one line for the library: raw text is tokenized, tokens are joined."""
     if isinstance(sentence, str):
         return " ".join(tokenize(sentence)).encode("utf-8")
-    if isinstance(sentence, (bytes, bytearray)):
-        raise TypeError("a sentence is a str (raw text) or a list of str (tokens), not bytes")
+    if isinstance(sentence, (bytes, bytearray)) or not hasattr(sentence, "__iter__"):
+        raise TypeError("a sentence is a str (raw text) or a list of str (tokens), not "
+                        f"{type(sentence).__name__}")
     tokens = list(sentence)
     for t in tokens:
         if not isinstance(t, str):
@@ -159,8 +160,9 @@ def _as_tree(s):
     try:
         from nltk import Tree
     except ImportError as e:
-        raise ImportError("as_tree=True needs NLTK (Debian: apt-get install python3-nltk)") \
-            from e
+        raise ImportError("as_tree=True needs NLTK: `pip install nltk` (in a virtual "
+                          "environment, its own pip), or for the system's Python "
+                          "`apt-get install python3-nltk` (Debian)") from e
     return None if s == NO_TREE else Tree.fromstring(s)
 
 

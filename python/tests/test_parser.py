@@ -3,6 +3,7 @@ text and tokens, batching that keeps the order, errors with the library's messag
 import logging
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -91,6 +92,11 @@ def test_errors(grammar, tmp_path):
         p.parse(["", "x"])
     with pytest.raises(TypeError):
         p.parse(b"bytes")
+    with pytest.raises(TypeError, match="a str .raw text. or a list of str .tokens., not "
+                                        "NoneType"):
+        p.parse(None)
+    with pytest.raises(cky.CkyError, match="is a directory"):
+        cky.Parser(str(tmp_path))
     with pytest.raises(ValueError):
         list(p.parse_many(["a"], batch_size=0))
     p.close()
@@ -159,3 +165,10 @@ def test_progress_callback_and_logging(shared, tmp_path, monkeypatch, caplog):
         cky.Parser(text, engine="cpu", progress=stop)
     with pytest.raises(TypeError, match="progress"):
         cky.Parser(text, engine="cpu", progress=3)
+
+
+def test_as_tree_without_nltk_says_how_to_install_it(grammar, monkeypatch):
+    monkeypatch.setitem(sys.modules, "nltk", None)  # import nltk fails, as where it is missing
+    p = cky.Parser(grammar, engine="ref")
+    with pytest.raises(ImportError, match="pip install nltk.*virtual environment"):
+        p.parse("Stocks fell.", as_tree=True)
