@@ -172,3 +172,9 @@ def test_as_tree_without_nltk_says_how_to_install_it(grammar, monkeypatch):
     p = cky.Parser(grammar, engine="ref")
     with pytest.raises(ImportError, match="pip install nltk.*virtual environment"):
         p.parse("Stocks fell.", as_tree=True)
+
+
+def test_version_is_the_command_s(repo):
+    out = subprocess.run([os.path.join(repo, "build", "cky"), "--version"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith(f"cky {cky.__version__} (commit "), out
