@@ -102,6 +102,18 @@ $(FLAGS_STAMP): FORCE
 	    echo '$(BASE_CFLAGS) $(CFLAGS) | $(NVCCFLAGS)' > $@
 .PHONY: FORCE
 
+# The commit of the build, for cky --version (cli/version.c): its object is rebuilt when it
+# changes ("-dirty": uncommitted changes; "unknown" outside a git checkout).
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)$(shell \
+            git rev-parse --git-dir >/dev/null 2>&1 && { git diff --quiet HEAD -- 2>/dev/null || \
+            echo -dirty; })
+COMMIT_STAMP := $(BUILD)/commit.stamp
+$(COMMIT_STAMP): FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
+$(BUILD)/cli/version.o: $(COMMIT_STAMP)
+$(BUILD)/cli/version.o: ALL_CFLAGS += -DCKY_COMMIT='"$(COMMIT)"'
+
 $(BUILD)/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

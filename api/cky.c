@@ -23,7 +23,30 @@ struct cky_parser {
     parser *p;
     parser_options opt;
     pthread_mutex_t lock;
+    /* the caller's progress function and the counts of each stage, under progress_lock;
+     * opened: the open returned, the function is not called any more */
+    cky_progress_fn progress_fn;
+    void *progress_ctx;
+    progress_tally tally[PROGRESS_NSTAGE];
+    int opened;
+    pthread_mutex_t progress_lock;
 };
+
+/* The library's reports (util/progress.h) added up and passed on, one call at a time. */
+static void on_progress(void *ctx, const progress_event *e)
+{
+    static const char *const names[PROGRESS_NSTAGE] = {"grammar", "image", "compile"};
+    cky_parser *h = ctx;
+    if ((unsigned)e->stage >= PROGRESS_NSTAGE)
+        return;
+    pthread_mutex_lock(&h->progress_lock);
+    progress_tally *t = &h->tally[e->stage];
+    int r = progress_tally_add(t, e);
+    if (!h->opened)
+        h->progress_fn(h->progress_ctx, names[e->stage], r == 1 ? 0 : r == 2 ? 2 : 1, t->done,
+                       t->total, t->cached);
+    pthread_mutex_unlock(&h->progress_lock);
+}
 
 /* The parser engine named `name` ("auto" or NULL: the default engine here). */
 static cky_status engine_from_name(const char *name, parser_engine *out)
@@ -52,6 +75,14 @@ static cky_status decoder_from_name(const char *name, parser_decoder *out)
 cky_parser *cky_parser_open(const char *grammar_path, const char *engine, const char *decoder,
                             int threads, int max_length, int device)
 {
+    return cky_parser_open_progress(grammar_path, engine, decoder, threads, max_length, device,
+                                    NULL, NULL);
+}
+
+cky_parser *cky_parser_open_progress(const char *grammar_path, const char *engine,
+                                     const char *decoder, int threads, int max_length,
+                                     int device, cky_progress_fn fn, void *ctx)
+{
     if (!grammar_path) {
         cky_fail(CKY_ERR_ARG, "no grammar given");
         return NULL;
@@ -66,7 +97,12 @@ cky_parser *cky_parser_open(const char *grammar_path, const char *engine, const 
         cky_fail(CKY_ERR_NOMEM, "out of memory");
         return NULL;
     }
+    pthread_mutex_init(&h->progress_lock, NULL);
+    h->progress_fn = fn;
+    h->progress_ctx = ctx;
     h->opt = parser_default_options();
+    if (fn)
+        h->opt.progress = (progress_sink){on_progress, h};
     h->opt.threads = threads;
     h->opt.device = device;
     if (max_length > 0)
@@ -74,13 +110,18 @@ cky_parser *cky_parser_open(const char *grammar_path, const char *engine, const 
     cky_status st = engine_from_name(engine, &h->opt.engine);
     if (!st)
         st = decoder_from_name(decoder, &h->opt.decoder);
-    if (!st && !(st = grammar_load(grammar_path, &h->g)) && (int)h->opt.decoder == -1)
+    if (!st && !(st = grammar_load_with(grammar_path, NULL, &h->opt.progress, &h->g)) &&
+        (int)h->opt.decoder == -1)
         h->opt.decoder = parser_default_decoder(h->g);
     if (st || parser_new(h->g, &h->opt, &h->p)) {
         grammar_free(h->g);
+        pthread_mutex_destroy(&h->progress_lock);
         free(h);
         return NULL;
     }
+    pthread_mutex_lock(&h->progress_lock);
+    h->opened = 1;
+    pthread_mutex_unlock(&h->progress_lock);
     pthread_mutex_init(&h->lock, NULL);
     return h;
 }
@@ -223,5 +264,6 @@ void cky_parser_close(cky_parser *p)
     parser_free(p->p);
     grammar_free(p->g);
     pthread_mutex_destroy(&p->lock);
+    pthread_mutex_destroy(&p->progress_lock);
     free(p);
 }

@@ -31,6 +31,20 @@ enum {
 cky_parser *cky_parser_open(const char *grammar, const char *engine, const char *decoder,
                             int threads, int max_length, int device);
 
+/* What a progress function hears of the open's long steps. stage: "grammar" (reading the
+ * grammar's files, when the cache has no image of it), "image" (writing that image into the
+ * kernel cache) or "compile" (compiling the kernels, or loading them from the cache); state:
+ * 0 the stage begins, 1 its counts changed, 2 it is over; done of total kernels so far,
+ * cached of them from the cache (0 for the other stages). It is called from the library's
+ * threads, one call at a time, before cky_parser_open_progress returns. */
+typedef void (*cky_progress_fn)(void *ctx, const char *stage, int state, long done,
+                                long total, long cached);
+
+/* cky_parser_open, telling fn(ctx, ...) of its progress (fn NULL: as cky_parser_open). */
+cky_parser *cky_parser_open_progress(const char *grammar, const char *engine,
+                                     const char *decoder, int threads, int max_length,
+                                     int device, cky_progress_fn fn, void *ctx);
+
 /* The engine the parser runs: "gpu", "cpu" or "ref". */
 const char *cky_parser_engine(const cky_parser *p);
 

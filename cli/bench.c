@@ -10,12 +10,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../gpu/gpu.h"
 #include "../util/clock.h"
 #include "../util/io.h"
 #include "bench.h"
 #include "cli.h"
 #include "guard.h"
 #include "multi.h"
+#include "progress.h"
 
 static const char usage_text[] =
     "usage: cky bench -g GRAMMAR -i FILE [--engine gpu|cpu] [--decoder viterbi|maxrule]\n"
@@ -58,6 +60,7 @@ static const char usage_text[] =
     "                          and on the gpu engine its stage times from one more pass with\n"
     "                          CUDA events\n"
     "      --bucket-width W    lengths per bucket (default 10; 0: no buckets)\n"
+    "  -q, --quiet             no progress lines on stderr (a wait of over 2 s gets them)\n"
     "  -h, --help              this help\n";
 
 
@@ -207,8 +210,8 @@ static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxle
         snprintf(num[3], sizeof num[3], "%d", popt->threads);
         char *argv[20] = {"parse", "-g", (char *)gpath, "-i", in, "-o", outp, "--engine",
                           gpu ? "gpu" : "cpu", "--max-length", num[0], "--decoder",
-                          (char *)decoder};
-        int argc = 13;
+                          (char *)decoder, "--quiet"}; /* the bench's own progress lines */
+        int argc = 14;
         if (gpu) {
             argv[argc++] = devices ? "--devices" : "--device";
             argv[argc++] = devices ? (char *)devices : num[1];
@@ -339,16 +342,17 @@ int cli_bench(int argc, char **argv)
         {"engine", required_argument, 0, OPT_ENGINE},
         {"decoder", required_argument, 0, OPT_DECODER},
         {"threads", required_argument, 0, OPT_THREADS},
+        {"quiet", no_argument, 0, 'q'},
         {0, 0, 0, 0}};
     const char *gpath = NULL, *input = NULL, *devices = NULL;
     int maxlen = 40, repeat = 3, json = 0, width = 10, c, rc = 0;
     int decoder = -1; /* a parser_decoder; -1: all */
-    int device_set = 0, threads_set = 0;
+    int device_set = 0, threads_set = 0, quiet = 0;
     parser_options popt = parser_default_options();
     popt.engine = PARSER_ENGINE_GPU;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":g:i:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":g:i:hq", longs, NULL)) != -1) {
         switch (c) {
         case 'g': gpath = optarg; break;
         case 'i': input = optarg; break;
@@ -393,6 +397,7 @@ int cli_bench(int argc, char **argv)
             decoder = (int)id;
             break;
         case OPT_JSON: json = 1; break;
+        case 'q': quiet = 1; break;
         case OPT_BUCKET:
             if (!cli_int(optarg, 0, 100000, &width))
                 return cli_usage_error("bench", "--bucket-width takes a number from 0 to 100000");
@@ -420,6 +425,8 @@ int cli_bench(int argc, char **argv)
     memset(rows, 0, sizeof rows);
     char device[1024] = "";
     int workspace = 0;
+    cli_progress_start("bench");
+    popt.progress = cli_progress_sink(quiet);
     if (sentence_read_file(input, maxlen, &in)) {
         rc = cli_error("bench", "%s", cky_last_error());
         goto done;
@@ -433,8 +440,13 @@ int cli_bench(int argc, char **argv)
     }
     if ((rc = guard_check_paths("bench", gpath, NULL, 0, NULL, 0)))
         goto done;
+    if (gpu && gpu_count() == 0) {
+        rc = cli_error("bench", "no usable GPU here (no CUDA device, or no driver): the gpu "
+                       "engine, the default, cannot run; --engine cpu measures the cpu engine");
+        goto done;
+    }
     double t0 = clock_seconds();
-    if (grammar_load(gpath, &g)) {
+    if (grammar_load_with(gpath, NULL, &popt.progress, &g)) {
         rc = cli_error("bench", "%s", cky_last_error());
         goto done;
     }
@@ -498,5 +510,6 @@ done:
     }
     parser_free(p);
     grammar_free(g);
+    cli_progress_stop();
     return rc;
 }

@@ -15,6 +15,12 @@ int cli_bench(int argc, char **argv);   /* cky bench   (cli/bench.c) */
 int cli_merge(int argc, char **argv);   /* cky merge   (cli/merge.c) */
 int cli_serve(int argc, char **argv);   /* cky serve   (cli/serve.c) */
 
+/* The version of cky (python/cky's __version__ is the same) and `cky --version`, which
+ * prints it, the commit, the CUDA runtime, driver and NVRTC versions and the GPUs
+ * (cli/version.c). */
+#define CKY_VERSION "0.1.0"
+int cli_version(void);
+
 /* The text of `cky parse --help` (cli/parse_help.c). */
 extern const char cli_parse_help[];
 

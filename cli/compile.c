@@ -1,12 +1,15 @@
-/* cky compile: compile a grammar's kernels into the cache and report the partition. */
+/* cky compile: compile a grammar's kernels into the cache (by default every program a run of
+ * the grammar uses, for the gpu or the cpu engine) and report the partition. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../codegen/codegen.h"
+#include "../gpu/gpu.h"
 #include "cli.h"
 #include "guard.h"
+#include "progress.h"
 
 static void compile_usage(FILE *f)
 {
@@ -14,23 +17,32 @@ static void compile_usage(FILE *f)
         "usage: cky compile -g GRAMMAR [OPTIONS]\n\n"
         "Partition the grammar's binary rules (families XX, XT, TX, TT) into spectral major\n"
         "cubes (kernels) and minor cubes (code blocks), generate the kernel source, compile it\n"
-        "with NVRTC into the kernel cache, and print the partition report. No GPU is needed.\n\n"
+        "with NVRTC into the kernel cache, and print the partition report. No GPU is needed.\n"
+        "By default it compiles every program a run of the grammar uses, so that a later\n"
+        "cky parse (or cky bench) of it compiles nothing: the max-plus kernels (Viterbi, and\n"
+        "the layout of max-rule's workspaces) and max-rule's sum-product kernels for the\n"
+        "inside pass and turned for each child of the outside pass; the report is the\n"
+        "max-plus program's, then a line per program. --semiring or --role compiles that one.\n\n"
         "options:\n"
         "  -g, --grammar GRAMMAR  native .gr file or text-export prefix (required)\n"
+        "  --engine ENGINE        gpu (the default): cubins for the gpu engine; cpu: host\n"
+        "                         objects for the cpu engine (as --no-gpu-code --host)\n"
         "  --shape [FAM=]SHAPE    cube shape MAJOR[/MINOR], each PxLxR (e.g. 6x2x2/2x2x2;\n"
         "                         minor defaults to 2x2x2); FAM= (XX, XT, TX, TT) limits it to\n"
         "                         one family; repeatable. Default: automatic, code blocks of\n"
         "                         about 1,800 rules\n"
         "  --live-limit N         most values a code block keeps live: parents are grouped\n"
         "                         and rows reloaded to stay within it (default 48)\n"
-        "  --arch ARCH            GPU architecture for NVRTC (default sm_90)\n"
+        "  --arch ARCH            GPU architecture for NVRTC (default: the first GPU's here,\n"
+        "                         else sm_90)\n"
         "  --no-gpu-code          skip NVRTC (partition and, with --host, the host build only)\n"
         "  --host                 also build the host (.so) version of every kernel and load it\n"
         "  --dump-cu DIR          write every kernel's source to DIR/NAME.cu\n"
-        "  --semiring SR          max-plus (Viterbi, the default) or sum-product (max-rule's\n"
-        "                         inside and outside scores): the same partition either way,\n"
-        "                         but for XX's automatic minor cubes (sum-product: 4x1x2)\n"
-        "  --role ROLE            parent (the default: the inside pass), left or right (the\n"
+        "  --semiring SR          only this program: max-plus (Viterbi) or sum-product\n"
+        "                         (max-rule's inside and outside scores): the same partition\n"
+        "                         either way, but for XX's automatic minor cubes (sum-product:\n"
+        "                         4x1x2)\n"
+        "  --role ROLE            only this program: parent (the inside pass), left or right (the\n"
         "                         family turned towards that child and partitioned: the\n"
         "                         outside pass's kernels, with --semiring sum-product; a\n"
         "                         --shape then names the child's axis first)\n"
@@ -44,6 +56,8 @@ static void compile_usage(FILE *f)
         "  --json                 print the report as one JSON object instead\n"
         "  --warm                 compile a second time and report that warm start's time too\n"
         "                         (partition and compile, the grammar already loaded)\n"
+        "  -q, --quiet            no progress lines on stderr (a wait of over 2 s gets them:\n"
+        "                         kernels done of all, time, an estimate of the time left)\n"
         "  -h, --help             this text\n\n"
         "The report gives per family: rules, kernels, code blocks, rules per block\n"
         "(min/mean/max), distinct rows per block, row loads per work item (all blocks of the\n"
@@ -155,6 +169,7 @@ static int all_cached(const codegen_program *prog)
     return prog->nmiss == 0 && prog->partition_hits == CODEGEN_NFAMILY;
 }
 
+/* The report as JSON, without its closing brace (the programs follow). */
 static void print_json(const codegen_program *prog, const char *gname, const char *arch,
                        double warm)
 {
@@ -210,8 +225,63 @@ static void print_json(const codegen_program *prog, const char *gname, const cha
     if (warm >= 0)
         printf("\"warm_seconds\": %.3f, ", warm);
     printf("\"partitions_cached\": %d, \"kernels_compiled\": %d, \"kernels_cached\": %d, "
-           "\"cache_hit\": %s}\n", prog->partition_hits, prog->nmiss, prog->nhit,
+           "\"cache_hit\": %s", prog->partition_hits, prog->nmiss, prog->nhit,
            all_cached(prog) ? "true" : "false");
+}
+
+/* A program of a grammar's kernels: the semiring of its rules and the role its families are
+ * turned for. */
+typedef struct program_def {
+    codegen_semiring semiring;
+    codegen_role role;
+    const char *name;
+} program_def;
+
+/* What a run of the grammar uses (parser/cpu.c, parser/gpu_dev.c): the max-plus program
+ * (Viterbi's; a max-rule engine builds it too, its classes lay out the workspaces) and
+ * max-rule's sum-product programs, the inside pass's and the outside pass's two. */
+static const program_def run_programs[] = {
+    {CODEGEN_SEMIRING_MAX_PLUS, CODEGEN_ROLE_PARENT, "max-plus"},
+    {CODEGEN_SEMIRING_SUM_PRODUCT, CODEGEN_ROLE_PARENT, "sum-product"},
+    {CODEGEN_SEMIRING_SUM_PRODUCT, CODEGEN_ROLE_LEFT, "sum-product left"},
+    {CODEGEN_SEMIRING_SUM_PRODUCT, CODEGEN_ROLE_RIGHT, "sum-product right"},
+};
+#define NRUN_PROGRAMS ((int)(sizeof run_programs / sizeof *run_programs))
+
+/* The figures of a compiled program for the report's last lines. */
+typedef struct program_done {
+    const char *name;
+    int kernels, compiled, cached;
+    double seconds; /* partition and compile */
+} program_done;
+
+static void print_programs(const program_done *d, int n, int json)
+{
+    for (int k = 0; k < n; k++)
+        if (json)
+            printf("%s{\"program\": \"%s\", \"kernels\": %d, \"kernels_compiled\": %d, "
+                   "\"kernels_cached\": %d, \"seconds\": %.3f}", k ? ", " : ", \"programs\": [",
+                   d[k].name, d[k].kernels, d[k].compiled, d[k].cached, d[k].seconds);
+        else
+            printf("program %-17s %d kernels, %d compiled, %d from the cache, %.2f s\n",
+                   d[k].name, d[k].kernels, d[k].compiled, d[k].cached, d[k].seconds);
+    if (json)
+        printf("%s}\n", n ? "]" : "");
+}
+
+/* The architecture the gpu engine compiles for here: the first GPU's (sm_<major><minor>),
+ * or `fallback` without one. */
+static const char *engine_arch(char *buf, size_t size, const char *fallback)
+{
+    int major, minor;
+    if (gpu_count() > 0 &&
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0) == cudaSuccess &&
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0) == cudaSuccess) {
+        snprintf(buf, size, "sm_%d%d", major, minor);
+        return buf;
+    }
+    cudaGetLastError();
+    return fallback;
 }
 
 /* --shape [FAM=]SHAPE into o->shape. Returns 0 or a usage error status. */
@@ -256,7 +326,8 @@ static int apply_families(codegen_options *o, const char *arg)
 int cli_compile(int argc, char **argv)
 {
     enum { OPT_SHAPE = 256, OPT_ARCH, OPT_NOGPU, OPT_HOST, OPT_DUMP, OPT_CACHE, OPT_THREADS,
-           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY, OPT_LIVE, OPT_SEMIRING, OPT_ROLE };
+           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY, OPT_LIVE, OPT_SEMIRING, OPT_ROLE,
+           OPT_ENGINE };
     static const struct option longopts[] = {
         {"grammar", required_argument, NULL, 'g'}, {"shape", required_argument, NULL, OPT_SHAPE},
         {"arch", required_argument, NULL, OPT_ARCH}, {"no-gpu-code", no_argument, NULL, OPT_NOGPU},
@@ -268,13 +339,17 @@ int cli_compile(int argc, char **argv)
         {"live-limit", required_argument, NULL, OPT_LIVE}, {"help", no_argument, NULL, 'h'},
         {"semiring", required_argument, NULL, OPT_SEMIRING},
         {"role", required_argument, NULL, OPT_ROLE},
+        {"quiet", no_argument, NULL, 'q'},
+        {"engine", required_argument, NULL, OPT_ENGINE},
         {NULL, 0, NULL, 0}};
     codegen_options o;
     codegen_options_default(&o);
     const char *gpath = NULL;
-    int json = 0, warm = 0, live_limit = 0, c, rc;
+    int json = 0, warm = 0, quiet = 0, live_limit = 0, one_program = 0, c, rc;
+    char arch[16];
+    o.arch = NULL; /* the engine's, below, unless --arch */
     optind = 1;
-    while ((c = getopt_long(argc, argv, "g:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "g:hq", longopts, NULL)) != -1) {
         switch (c) {
         case 'g': gpath = optarg; break;
         case OPT_SHAPE:
@@ -290,7 +365,17 @@ int cli_compile(int argc, char **argv)
             if (!cli_int(optarg, 1, 1024, &o.threads))
                 return cli_usage_error("compile", "--threads wants a number from 1 to 1024");
             break;
+        case OPT_ENGINE:
+            if (!strcmp(optarg, "cpu")) {
+                o.gpu = 0;
+                o.host = 1;
+            } else if (strcmp(optarg, "gpu")) {
+                return cli_usage_error("compile", "--engine: '%s' is neither gpu nor cpu",
+                                       optarg);
+            }
+            break;
         case OPT_SEMIRING:
+            one_program = 1;
             if (!strcmp(optarg, "max-plus"))
                 o.semiring = CODEGEN_SEMIRING_MAX_PLUS;
             else if (!strcmp(optarg, "sum-product"))
@@ -300,6 +385,7 @@ int cli_compile(int argc, char **argv)
                                        "sum-product", optarg);
             break;
         case OPT_ROLE:
+            one_program = 1;
             if (!strcmp(optarg, "parent"))
                 o.role = CODEGEN_ROLE_PARENT;
             else if (!strcmp(optarg, "left"))
@@ -313,6 +399,7 @@ int cli_compile(int argc, char **argv)
         case OPT_REPORT: break;
         case OPT_JSON: json = 1; break;
         case OPT_WARM: warm = 1; break;
+        case 'q': quiet = 1; break;
         case OPT_LIVE:
             if (!cli_int(optarg, 1, 255, &live_limit))
                 return cli_usage_error("compile", "--live-limit wants a number from 1 to 255");
@@ -343,29 +430,58 @@ int cli_compile(int argc, char **argv)
     rc = guard_check_paths("compile", gpath, NULL, 0, NULL, 0);
     if (rc)
         return rc;
-    if (grammar_load_cached(gpath, o.cache_dir, &g))
-        return cli_error("compile", "%s", cky_last_error());
-    codegen_program *prog = NULL;
-    if (codegen_compile(g, &o, &prog)) {
-        grammar_free(g);
-        return cli_error("compile", "%s", cky_last_error());
-    }
+    if (!o.arch)
+        o.arch = engine_arch(arch, sizeof arch, "sm_90");
+    program_def asked = {o.semiring, o.role, "asked"};
+    const program_def *defs = one_program ? &asked : run_programs;
+    int ndef = one_program ? 1 : NRUN_PROGRAMS;
+    program_done done[NRUN_PROGRAMS];
+    cli_progress_start("compile");
+    o.progress = cli_progress_sink(quiet);
+    codegen_program *prog = NULL; /* the first, for the report */
     double warm_seconds = -1;
-    if (warm) {
-        codegen_program *again = NULL;
-        if (codegen_compile(g, &o, &again)) {
-            codegen_program_free(prog);
-            grammar_free(g);
-            return cli_error("compile", "%s", cky_last_error());
+    rc = grammar_load_with(gpath, o.cache_dir, &o.progress, &g) ? 1 : 0;
+    /* one progress stage for all the programs */
+    progress_report(&o.progress, PROGRESS_COMPILE, PROGRESS_BEGIN, NULL, 0, 0, 0);
+    for (int k = 0; k < ndef && !rc; k++) {
+        codegen_program *p = NULL;
+        o.semiring = defs[k].semiring;
+        o.role = defs[k].role;
+        if (codegen_compile(g, &o, &p)) {
+            rc = 1;
+            break;
         }
-        warm_seconds = again->partition_seconds + again->compile_seconds;
+        int kernels = 0;
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            kernels += p->part[f].nkernel;
+        done[k] = (program_done){defs[k].name, kernels, p->nmiss, p->nhit,
+                                 p->partition_seconds + p->compile_seconds};
+        if (k == 0)
+            prog = p;
+        else
+            codegen_program_free(p);
+    }
+    progress_report(&o.progress, PROGRESS_COMPILE, PROGRESS_END, NULL, 0, 0, 0);
+    o.semiring = defs[0].semiring;
+    o.role = defs[0].role;
+    if (!rc && warm) {
+        codegen_program *again = NULL;
+        rc = codegen_compile(g, &o, &again) ? 1 : 0;
+        if (again)
+            warm_seconds = again->partition_seconds + again->compile_seconds;
         codegen_program_free(again);
     }
-    if (json)
+    cli_progress_stop();
+    if (rc) {
+        rc = cli_error("compile", "%s", cky_last_error());
+    } else if (json) {
         print_json(prog, gpath, o.arch, warm_seconds);
-    else
+        print_programs(done, one_program ? 0 : ndef, 1);
+    } else {
         print_report(prog, gpath, warm_seconds);
+        print_programs(done, one_program ? 0 : ndef, 0);
+    }
     codegen_program_free(prog);
     grammar_free(g);
-    return 0;
+    return rc;
 }

@@ -2,6 +2,7 @@
 #include "guard.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,35 +16,90 @@
 #include "cli.h"
 
 static volatile sig_atomic_t caught;
+static const int handled[2] = {SIGINT, SIGTERM};
+static struct sigaction before[2]; /* the handling cky started with */
+static sigset_t watched;           /* those of them not ignored then */
+static char note[4200];            /* guard_note_interrupted's, made before any signal */
+static size_t note_len;
+static pthread_t watcher;
+static int watching;
+
+/* Before the outputs are open: the run ends now (only async-signal-safe calls). */
+static void on_early_signal(int sig)
+{
+    if (note_len && write(STDERR_FILENO, note, note_len) < 0)
+        note_len = 0;
+    _exit(128 + sig);
+}
+
+/* The thread that takes the blocked signals before the outputs are open. */
+static void *watch_main(void *arg)
+{
+    for (int sig;;)
+        if (sigwait(&watched, &sig) == 0)
+            on_early_signal(sig);
+    return NULL;
+}
 
 static void on_signal(int sig) { caught = sig; }
 
-void guard_signals_block(void)
+/* Handle the watched signals with `fn` (flags: sigaction's). */
+static void handle(void (*fn)(int), int flags)
 {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &set, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sa.sa_flags = flags;
+    sigemptyset(&sa.sa_mask);
+    for (int k = 0; k < 2; k++)
+        if (sigismember(&watched, handled[k]))
+            sigaction(handled[k], &sa, NULL);
+}
+
+void guard_signals_block(const char *cmd, const char *target)
+{
+    sigemptyset(&watched);
+    for (int k = 0; k < 2; k++)
+        if (sigaction(handled[k], NULL, &before[k]) == 0 && before[k].sa_handler != SIG_IGN)
+            sigaddset(&watched, handled[k]);
+    struct stat sb;
+    note_len = 0;
+    if (target && strcmp(target, "-"))
+        note_len = (size_t)snprintf(note, sizeof note, "cky %s: interrupted: %s %s\n", cmd,
+                                    target, stat(target, &sb) == 0 ? "left as it was"
+                                                                   : "not written");
+    note_len = note_len < sizeof note ? note_len : 0;
+    caught = 0;
+    handle(on_early_signal, 0);
+    pthread_sigmask(SIG_BLOCK, &watched, NULL);
+    watching = pthread_create(&watcher, NULL, watch_main, NULL) == 0;
 }
 
 void guard_signals_catch(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sa.sa_flags = SA_RESETHAND; /* no SA_RESTART: a blocked read returns EINTR */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGTERM);
-    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
+    if (watching) {
+        pthread_cancel(watcher); /* sigwait is a cancellation point */
+        pthread_join(watcher, NULL);
+        watching = 0;
+    }
+    handle(on_signal, SA_RESETHAND); /* no SA_RESTART: a blocked read returns EINTR */
+    pthread_sigmask(SIG_UNBLOCK, &watched, NULL);
+}
+
+void guard_signals_restore(void)
+{
+    for (int k = 0; k < 2; k++)
+        if (sigismember(&watched, handled[k]))
+            sigaction(handled[k], &before[k], NULL);
 }
 
 int guard_interrupted(void) { return caught; }
+
+void guard_note_interrupted(void)
+{
+    if (note_len)
+        fputs(note, stderr);
+}
 
 /* The files a grammar argument may stand for: itself and a text export's three files. */
 static int grammar_clash(const char *gram, const char *out)

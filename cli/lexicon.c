@@ -12,13 +12,14 @@
 #include "../util/io.h"
 #include "cli.h"
 #include "guard.h"
+#include "progress.h"
 
 static const char *const CMD = "lexicon";
 
 static void lexicon_usage(FILE *f)
 {
     fprintf(f,
-            "usage: cky lexicon -g GRAMMAR [-i FILE] [-o FILE] [--pruned]\n\n"
+            "usage: cky lexicon -g GRAMMAR [-i FILE] [-o FILE] [--pruned] [--quiet]\n\n"
             "For each input sentence (one per line, split on white space like `cky parse`),\n"
             "print the lexical score P(word | tag substate) of every POS tag with a nonzero\n"
             "score, as the Berkeley Parser computes it (linear, before the log):\n\n"
@@ -36,6 +37,7 @@ static void lexicon_usage(FILE *f)
             "      --pruned           apply the parser's load-time pruning first (word-tag\n"
             "                         counts below 1e-10 read as 0): the values whose logs\n"
             "                         `cky parse` uses\n"
+            "  -q, --quiet            no progress line on stderr while the grammar is read\n"
             "  -h, --help             show this help\n");
 }
 
@@ -183,7 +185,7 @@ static cky_status print_scores(const grammar *g, int pruned, io_lines *in, FILE 
 int cli_lexicon(int argc, char **argv)
 {
     const char *grammar_path = NULL, *input = "-", *output = NULL;
-    int pruned = 0;
+    int pruned = 0, quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
@@ -192,6 +194,10 @@ int cli_lexicon(int argc, char **argv)
         }
         if (!strcmp(a, "--pruned")) {
             pruned = 1;
+            continue;
+        }
+        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
             continue;
         }
         const char **dst = !strcmp(a, "-g") || !strcmp(a, "--grammar") ? &grammar_path
@@ -213,7 +219,10 @@ int cli_lexicon(int argc, char **argv)
     grammar *g = NULL;
     io_lines *in = NULL;
     FILE *out = stdout;
-    cky_status st = grammar_load(grammar_path, &g);
+    cli_progress_start(CMD);
+    progress_sink progress = cli_progress_sink(quiet);
+    cky_status st = grammar_load_with(grammar_path, NULL, &progress, &g);
+    cli_progress_stop();
     if (!st)
         st = lexicon_berkeley_check(g);
     if (!st)

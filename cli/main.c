@@ -30,7 +30,8 @@ static void usage(FILE *f)
                "parser's default) or Viterbi parse over the whole grammar (no pruning).\n\ncommands:\n");
     for (const struct command *c = commands; c->name; c++)
         fprintf(f, "  %-9s %s\n", c->name, c->summary);
-    fprintf(f, "\n'cky COMMAND --help' describes the options of a command.\n");
+    fprintf(f, "\n'cky COMMAND --help' describes the options of a command; 'cky --version' says\n"
+               "which cky this is, with its CUDA, NVRTC and the GPU it finds.\n");
 }
 
 int cli_error(const char *cmd, const char *fmt, ...)
@@ -123,6 +124,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (!strcmp(argv[1], "--version"))
+        return cli_version();
     for (const struct command *c = commands; c->name; c++)
         if (!strcmp(argv[1], c->name))
             return c->run(argc - 1, argv + 1);

@@ -4,8 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../gpu/gpu.h"
+#include "../util/output.h"
 #include "cli.h"
 
 int multi_read_devices(const char *cmd, const char *arg, parser_options *o)
@@ -74,6 +76,72 @@ int multi_read_shard(const char *cmd, const char *arg, int *k, int *n)
 int multi_in_shard(long number, int k, int n)
 {
     return n == 0 || (number - 1) % n == k - 1;
+}
+
+uint64_t multi_hash_item(uint64_t h, const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+    return (h ^ '\n') * 0x100000001b3ULL;
+}
+
+#define MANIFEST_MAGIC "cky shard manifest 1"
+
+/* OUTPUT.shard, malloc'ed. */
+static char *manifest_path(const char *target)
+{
+    char *p = malloc(strlen(target) + 8);
+    if (p)
+        sprintf(p, "%s.shard", target);
+    return p;
+}
+
+cky_status multi_manifest_write(const char *target, const multi_manifest *m)
+{
+    char *path = manifest_path(target);
+    output *o = NULL;
+    cky_status st = path ? output_open(path, &o) : cky_fail(CKY_ERR_NOMEM, "out of memory");
+    if (!st) {
+        fprintf(output_file(o), MANIFEST_MAGIC "\nshard %d/%d\nlines %ld\ninput-lines %ld\n"
+                "input-hash %016llx\ninput %s\n", m->k, m->n, m->lines, m->input_lines,
+                (unsigned long long)m->input_hash, m->input);
+        st = output_commit(o);
+    }
+    free(path);
+    return st;
+}
+
+int multi_manifest_read(const char *cmd, const char *target, multi_manifest *m)
+{
+    char *path = manifest_path(target);
+    FILE *f = path ? fopen(path, "r") : NULL;
+    if (!f) {
+        free(path);
+        return 0;
+    }
+    char magic[64] = "";
+    unsigned long long hash = 0;
+    memset(m, 0, sizeof *m);
+    int ok = fgets(magic, sizeof magic, f) && !strcmp(magic, MANIFEST_MAGIC "\n") &&
+             fscanf(f, "shard %d/%d\nlines %ld\ninput-lines %ld\ninput-hash %16llx\ninput ",
+                    &m->k, &m->n, &m->lines, &m->input_lines, &hash) == 5 &&
+             fgets(m->input, sizeof m->input, f) && m->n >= 1 && m->k >= 1 && m->k <= m->n &&
+             m->input_lines >= 0 && m->lines == (m->input_lines - m->k + m->n) / m->n;
+    m->input[strcspn(m->input, "\n")] = '\0';
+    m->input_hash = hash;
+    fclose(f);
+    if (!ok)
+        cli_error(cmd, "%s: not a shard manifest of cky parse --shard (damaged?)", path);
+    free(path);
+    return ok ? 1 : -1;
+}
+
+void multi_manifest_remove(const char *target)
+{
+    char *path = manifest_path(target);
+    if (path)
+        unlink(path);
+    free(path);
 }
 
 void multi_report_failures(const char *cmd, const parser *p, const parser_options *o,

@@ -4,6 +4,8 @@
 #ifndef CKY_CLI_MULTI_H
 #define CKY_CLI_MULTI_H
 
+#include <stdint.h>
+
 #include "../parser/parser.h"
 
 /* --devices: "all" (every CUDA device here) or a comma-separated list of device numbers
@@ -22,6 +24,38 @@ int multi_read_shard(const char *cmd, const char *arg, int *k, int *n);
 /* 1 if the item of 1-based number `number` (a line or a tree of the input) is in shard k/n:
  * items k, k + n, k + 2n, ... (every item when n is 0). */
 int multi_in_shard(long number, int k, int n);
+
+/* The manifest of a shard's output FILE, written beside it as FILE.shard by cky parse
+ * --shard K/N -o FILE when FILE is: what cky merge needs to tell a whole set of shards from
+ * part of one, a shard given twice, or shards of another input. A text file:
+ *     cky shard manifest 1
+ *     shard K/N
+ *     lines L                 (the lines of FILE)
+ *     input-lines T           (the lines, or trees, of the whole input)
+ *     input-hash H            (16 hex digits: FNV-1a of the input, multi_hash_item)
+ *     input NAME              (the input as given, for messages) */
+typedef struct multi_manifest {
+    int k, n;
+    long lines, input_lines;
+    uint64_t input_hash;
+    char input[1024];
+} multi_manifest;
+
+#define MULTI_HASH_INIT 0xcbf29ce484222325ULL
+
+/* The input hash h continued over one item of `len` bytes (a line without its end; a tree:
+ * its file's name and first line), each item ended by a newline. */
+uint64_t multi_hash_item(uint64_t h, const char *s, size_t len);
+
+/* Write TARGET.shard (whole or not at all). Returns CKY_OK or CKY_ERR_IO with a message. */
+cky_status multi_manifest_write(const char *target, const multi_manifest *m);
+
+/* Read TARGET.shard into *m: 1, or 0 when there is none; -1 after a message naming the
+ * file when it is not a manifest. */
+int multi_manifest_read(const char *cmd, const char *target, multi_manifest *m);
+
+/* Remove TARGET.shard: TARGET was written by a run without --shard. */
+void multi_manifest_remove(const char *target);
 
 /* Name on stderr each engine of p retired since the last call (*reported: how many were
  * named already), with its error and that its sentences went to the others. */

@@ -2,7 +2,9 @@
  * The reading, the engine and the writing run as the stages of a pipeline (pipeline.h); this
  * file holds the reader and writer stages and the run's exit status (the options:
  * parse_options.h). */
+#include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,7 @@
 #include "multi.h"
 #include "parse_options.h"
 #include "pipeline.h"
+#include "progress.h"
 
 #define DEPTH 4     /* batches in the pipeline at once: one read, one parsed, one written, and
                        one read ahead so the engine does not wait for the reader */
@@ -33,29 +36,6 @@ static parser_decoder default_decoder(const parse_options *o, const grammar *g)
     if (o->decoder_set)
         return o->popt.decoder;
     return o->backtrace_set ? PARSER_DECODER_VITERBI : parser_default_decoder(g);
-}
-
-/* Progress on stderr, only when it is a terminal. */
-typedef struct progress {
-    int on;
-    long done;
-    struct timespec start;
-} progress;
-
-static double seconds_since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + 1e-9 * (double)(t.tv_nsec - t0->tv_nsec);
-}
-
-static void progress_add(progress *pr, int n)
-{
-    pr->done += n;
-    if (!pr->on)
-        return;
-    double s = seconds_since(&pr->start);
-    fprintf(stderr, "\r%ld sentences, %.1f sentences/s ", pr->done, s > 0 ? pr->done / s : 0.0);
 }
 
 /* Print x with the fewest digits that read back (strtod) as the same double. */
@@ -91,6 +71,8 @@ static void report_failure(const char *src, long line, const sentence *s, const 
     }
 }
 
+#define WRITE_PIPE_GONE 2 /* run.write_failed: the reader of a pipe went away (EPIPE) */
+
 /* The state of a run, shared by the stages: the reader's (the main thread) input, the
  * writer's outputs and counts. */
 typedef struct run {
@@ -103,6 +85,7 @@ typedef struct run {
     int next_treebank;           /* the next --treebank file to open */
     const char *src;             /* the input being read, for messages */
     long item;                   /* input lines (or trees) read, for --shard */
+    uint64_t input_hash;         /* --shard: of every item read (multi_hash_item) */
     cky_status read_status;      /* a read error (its message in read_error) */
     char read_error[1024];
     /* parse stage */
@@ -110,11 +93,11 @@ typedef struct run {
     /* writer */
     output *out, *gold_out;
     FILE *out_f;                 /* output_file(out) */
-    progress pr;
     tree **gold_all, **test_all; /* --eval: every tree, in order */
     long nall, capall;
     long internal;               /* sentences that hit an internal error */
-    _Atomic int write_failed;    /* a write error: stop */
+    long written;                /* lines written to out */
+    _Atomic int write_failed;    /* a write error: stop (WRITE_PIPE_GONE: quietly) */
 } run;
 
 /* The reader stops with a read error: keep its message (the thread's own). */
@@ -142,6 +125,8 @@ static pipeline_read read_lines(void *ctx, pipeline_batch *b)
             return read_failed(rn, st);
         if (!line)
             return PIPELINE_END;
+        if (rn->o->shard_n)
+            rn->input_hash = multi_hash_item(rn->input_hash, line, len);
         if (multi_in_shard(++rn->item, rn->o->shard_k, rn->o->shard_n)) {
             guard_text("parse", rn->src, io_lines_number(rn->in), line, len);
             char *tokens = NULL;
@@ -186,6 +171,11 @@ static pipeline_read read_treebanks(void *ctx, pipeline_batch *b)
             return rn->next_treebank == rn->o->ntreebanks ? PIPELINE_END : PIPELINE_MORE;
         }
         long line = tree_reader_line(rn->rd);
+        if (rn->o->shard_n) { /* a tree: its file and where it starts */
+            char id[4200];
+            int n = snprintf(id, sizeof id, "%s:%ld", rn->src, line);
+            rn->input_hash = multi_hash_item(rn->input_hash, id, (size_t)n);
+        }
         if (!multi_in_shard(++rn->item, rn->o->shard_k, rn->o->shard_n)) {
             tree_free(t);
             continue;
@@ -241,8 +231,10 @@ static int write_batch(void *ctx, pipeline_batch *b)
     run *rn = ctx;
     for (int k = 0; k < b->n; k++) {
         parse_result *r = &b->r[k];
-        if (r->outcome != PARSE_OK)
+        if (r->outcome != PARSE_OK) {
+            cli_progress_clear();
             report_failure(b->src, b->line[k], &b->s[k], r, rn->o->popt.max_length);
+        }
         if (r->outcome == PARSE_FAILED)
             rn->internal++;
         if (rn->o->score && rn->o->popt.decoder == PARSER_DECODER_MAXRULE) {
@@ -265,10 +257,18 @@ static int write_batch(void *ctx, pipeline_batch *b)
         }
     }
     if (output_flush(rn->out) || (rn->gold_out && output_flush(rn->gold_out))) {
-        cli_error("parse", "%s", cky_last_error());
-        rn->write_failed = 1;
+        /* `cky parse | head`: the rest is not wanted, and that is no error to report */
+        if (output_error(rn->out) == EPIPE ||
+            (rn->gold_out && output_error(rn->gold_out) == EPIPE)) {
+            rn->write_failed = WRITE_PIPE_GONE;
+        } else {
+            cli_error("parse", "%s", cky_last_error());
+            rn->write_failed = 1;
+        }
     }
-    progress_add(&rn->pr, b->n);
+    rn->written += b->n;
+    if (!rn->o->quiet)
+        cli_progress_parse_add(b->n);
     return rn->write_failed;
 }
 
@@ -296,8 +296,8 @@ static int run_pipeline(run *rn, pipeline_stats *stats)
         return cli_error("parse", "%s", cky_last_error());
     if (guard_interrupted())
         return 128 + guard_interrupted();
-    if (rn->write_failed)
-        return 1;
+    if (rn->write_failed) /* a pipe closed early: the status of a filter killed by SIGPIPE */
+        return rn->write_failed == WRITE_PIPE_GONE ? 128 + SIGPIPE : 1;
     if (rn->read_status)
         return cli_error("parse", "%s", rn->read_error);
     return 0;
@@ -310,6 +310,26 @@ static int open_outputs(run *rn, const parse_options *o)
         (o->gold_out && output_open(o->gold_out, &rn->gold_out)))
         return cli_error("parse", "%s", cky_last_error());
     rn->out_f = output_file(rn->out);
+    return 0;
+}
+
+/* After -o FILE is committed: FILE.shard, the manifest of a --shard run for cky merge, or
+ * no FILE.shard (an older run's) without --shard. Returns 0 or 1 after an error. */
+static int write_manifest(const run *rn)
+{
+    const parse_options *o = rn->o;
+    if (!o->output || !strcmp(o->output, "-"))
+        return 0;
+    if (!o->shard_n) {
+        multi_manifest_remove(o->output);
+        return 0;
+    }
+    multi_manifest m = {o->shard_k, o->shard_n, rn->written, rn->item, rn->input_hash, ""};
+    snprintf(m.input, sizeof m.input, "%s", o->ntreebanks ? o->treebanks[0]
+                                            : o->input ? o->input : "stdin");
+    if (multi_manifest_write(o->output, &m))
+        return cli_error("parse", "%s (the trees are in %s; cky merge needs both)",
+                         cky_last_error(), o->output);
     return 0;
 }
 
@@ -327,11 +347,13 @@ static int finish_outputs(run *rn, int rc)
         } else if (output_commit(outs[k])) {
             rc = cli_error("parse", "%s", cky_last_error());
             keep = 0;
+        } else if (k == 0 && write_manifest(rn)) {
+            rc = 1;
         }
     }
     rn->out = rn->gold_out = NULL;
-    if (rc > 128 && rn->o->output)
-        fprintf(stderr, "cky parse: interrupted: %s left as it was\n", rn->o->output);
+    if (guard_interrupted())
+        guard_note_interrupted();
     return rc;
 }
 
@@ -346,13 +368,15 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
     int rc = parse_options_read(argc, argv, &o);
     if (rc)
         return rc;
-    run rn = {.o = &o};
+    run rn = {.o = &o, .input_hash = MULTI_HASH_INIT};
     grammar *g = NULL;
     pipeline_stats stats = {0};
-    guard_signals_block(); /* engine threads started now never take SIGINT or SIGTERM */
+    cli_progress_start("parse");
+    o.popt.progress = cli_progress_sink(o.quiet);
+    guard_signals_block("parse", o.output); /* until the outputs open: a signal ends the run */
     if (o.popt.engine != PARSER_ENGINE_REF)
         guard_cache("parse");
-    if (grammar_load(o.grammar, &g) ||
+    if (grammar_load_with(o.grammar, NULL, &o.popt.progress, &g) ||
         (o.popt.decoder = default_decoder(&o, g), parser_new(g, &o.popt, &rn.p))) {
         rc = cli_error("parse", "%s", cky_last_error());
     } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !grammar_sum_is_exact(g)) {
@@ -372,11 +396,11 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
         goto done;
     if (timing)
         timing->startup_seconds = clock_seconds() - t0;
-    rn.pr.on = isatty(STDERR_FILENO);
-    clock_gettime(CLOCK_MONOTONIC, &rn.pr.start);
+    if (!o.quiet)
+        cli_progress_parse_begin();
     rc = run_pipeline(&rn, &stats);
-    if (rn.pr.on)
-        fputc('\n', stderr);
+    if (!o.quiet)
+        cli_progress_parse_end(rn.write_failed != WRITE_PIPE_GONE);
     if (o.pipeline_stats)
         fprintf(stderr, "cky parse: pipeline: %ld batches, %ld sentences, at most %d of %d "
                 "slots in use, batch %d, engine %.3f s, engine idle %.3f s\n", stats.batches,
@@ -411,5 +435,7 @@ done:
     parser_free(rn.p);
     grammar_free(g);
     free(o.treebanks);
+    cli_progress_stop();
+    guard_signals_restore();
     return rc;
 }

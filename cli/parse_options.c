@@ -10,6 +10,17 @@
 #include "guard.h"
 #include "multi.h"
 
+/* *slot = value for option `opt`, given once: a second one is a usage error (it would
+ * silently win). Returns 0 or the exit status. */
+static int set_once(const char **slot, const char *opt, const char *value)
+{
+    if (*slot)
+        return cli_usage_error("parse", "%s given twice ('%s' and '%s'): give it once", opt,
+                               *slot, value);
+    *slot = value;
+    return 0;
+}
+
 static int read_command_line(int argc, char **argv, parse_options *o)
 {
     enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
@@ -34,6 +45,7 @@ static int read_command_line(int argc, char **argv, parse_options *o)
         {"shard", required_argument, 0, OPT_SHARD},
         {"fail-engine", required_argument, 0, OPT_FAIL}, /* test hook, not in the help */
         {"pipeline-stats", no_argument, 0, OPT_STATS},   /* test hook, not in the help */
+        {"quiet", no_argument, 0, 'q'},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->popt = parser_default_options();
@@ -44,15 +56,27 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     int c, rc;
     optind = 1;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":g:i:o:h", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":g:i:o:hq", longs, NULL)) != -1) {
         switch (c) {
-        case 'g': o->grammar = optarg; break;
-        case 'i': o->input = optarg; break;
-        case 'o': o->output = optarg; break;
+        case 'g':
+            if ((rc = set_once(&o->grammar, "-g", optarg)))
+                return rc;
+            break;
+        case 'i':
+            if ((rc = set_once(&o->input, "-i", optarg)))
+                return rc;
+            break;
+        case 'o':
+            if ((rc = set_once(&o->output, "-o", optarg)))
+                return rc;
+            break;
         case OPT_SCORE: o->score = 1; break;
         case OPT_EVAL: o->eval = 1; break;
         case OPT_TOKENIZE: o->tokenize = 1; break;
-        case OPT_GOLD: o->gold_out = optarg; break;
+        case OPT_GOLD:
+            if ((rc = set_once(&o->gold_out, "--gold-out", optarg)))
+                return rc;
+            break;
         case OPT_TREEBANK: o->treebanks[o->ntreebanks++] = optarg; break;
         case OPT_ENGINE:
             o->engine_set = 1;
@@ -87,6 +111,7 @@ static int read_command_line(int argc, char **argv, parse_options *o)
                 return rc;
             break;
         case OPT_STATS: o->pipeline_stats = 1; break;
+        case 'q': o->quiet = 1; break;
         case OPT_FAIL:
             if ((rc = multi_read_fail("parse", optarg, &o->popt)))
                 return rc;
@@ -133,6 +158,9 @@ static int read_command_line(int argc, char **argv, parse_options *o)
         return cli_usage_error("parse", "--tokenize is for raw text, not with --treebank");
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
+    if (o->backtrace_set && o->decoder_set && o->popt.decoder == PARSER_DECODER_MAXRULE)
+        return cli_usage_error("parse", "--backtrace chooses among Viterbi derivations: it "
+                               "does not apply to --decoder maxrule (use --decoder viterbi)");
     if ((int)o->popt.engine == -1) {
         o->popt.engine = parser_default_engine();
         if (o->popt.engine == PARSER_ENGINE_CPU)

@@ -237,9 +237,10 @@ int cli_serve(int argc, char **argv)
         free(token);
         return 1;
     }
-    /* SIGINT and SIGTERM set guard_interrupted (a second one kills), and are held back from
-     * the threads started here; a client gone away is a failed write, not a signal */
-    guard_signals_block();
+    /* a SIGINT or SIGTERM during the load ends the run at once; from guard_signals_catch on
+     * it sets guard_interrupted (a second one kills), held back from the threads started
+     * here; a client gone away is a failed write, not a signal */
+    guard_signals_block("serve", NULL);
     signal(SIGPIPE, SIG_IGN);
     if (c.popt.engine != PARSER_ENGINE_REF)
         guard_cache("serve");

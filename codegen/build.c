@@ -234,6 +234,8 @@ static cky_status pool_job(void *arg, long i, int worker)
     job *j = &pl->jobs[i];
     if ((j->st = job_run(pl, j)))
         j->error = strdup(cky_last_error());
+    progress_report(&pl->opt->progress, PROGRESS_COMPILE, PROGRESS_STEP, NULL, 0, 1,
+                    !j->st && pl->prog->kernel[j->family][j->k].cache_hit);
     return CKY_OK;
 }
 
@@ -370,6 +372,7 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     pool pl = {.prog = prog, .opt = o};
     char *cache = NULL;
     double t0 = 0;
+    int began = 0; /* the progress stage */
     cky_status st = codegen_cache_dir(o, &cache);
     if (!st && cache && cachedir_prepare(cache)) { /* unusable: compile in memory */
         free(cache);
@@ -380,6 +383,8 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     if (st)
         goto done;
     pl.cache = cache;
+    began = 1;
+    progress_report(&o->progress, PROGRESS_COMPILE, PROGRESS_BEGIN, NULL, 0, 0, 0);
     t0 = clock_seconds();
     st = compile_partition(g, o, &pl);
     prog->partition_seconds = clock_seconds() - t0;
@@ -403,6 +408,7 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
         if (o->families & (1u << f))
             pl.njob += prog->part[f].nkernel;
     }
+    progress_report(&o->progress, PROGRESS_COMPILE, PROGRESS_STEP, NULL, pl.njob, 0, 0);
     pl.jobs = calloc((size_t)pl.njob + 1, sizeof *pl.jobs);
     prog->handles = calloc((size_t)pl.njob + 1, sizeof *prog->handles);
     if (!pl.jobs || !prog->handles) {
@@ -417,6 +423,8 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
     st = compile_jobs(&pl);
     prog->compile_seconds = clock_seconds() - t0;
 done:
+    if (began)
+        progress_report(&o->progress, PROGRESS_COMPILE, PROGRESS_END, NULL, 0, 0, 0);
     free(pl.jobs);
     free(cache);
     if (st) {

@@ -54,6 +54,7 @@
 
 #include "../grammar/grammar.h"
 #include "../util/floatkey.h"
+#include "../util/progress.h"
 #include "../util/status.h"
 
 #define CODEGEN_VERSION "cky-codegen-9" /* part of every cache key: bump when output changes */
@@ -314,6 +315,9 @@ typedef struct codegen_options {
                                   partitioned (default: PARENT, as built) */
     const char *ptxas;         /* one option for ptxas on every kernel (NULL or "": the
                                   default, -O3, and -O1 for a kernel that spills) */
+    progress_sink progress;    /* reports (util/progress.h): the compile as a stage
+                                  PROGRESS_COMPILE, its kernels as they are done (default:
+                                  none) */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);

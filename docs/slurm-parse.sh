@@ -6,11 +6,13 @@
 #   cky merge -o OUTPUT OUTDIR/shard-{1..8}.txt
 #
 # Task K of N parses input lines K, K+N, K+2N, ... (cky parse --shard K/N) into
-# OUTDIR/shard-K.txt (written whole or not at all); messages name the real input lines.
+# OUTDIR/shard-K.txt (written whole or not at all) and its manifest OUTDIR/shard-K.txt.shard,
+# by which cky merge refuses an incomplete set; messages name the real input lines.
 # The task number K runs from 1: an array given from 0 (--array=0-7) is shifted by
 # SLURM_ARRAY_TASK_MIN. N is SLURM_ARRAY_TASK_COUNT. Set CKY to the cky binary (default:
 # cky on PATH) and CKY_CACHE to a kernel cache on shared storage, compiled once beforehand
-# with `cky compile -g GRAMMAR`, so that the tasks do not all compile it.
+# with `cky compile -g GRAMMAR` (`--engine cpu` for tasks that pass --engine cpu), so that
+# the tasks do not all compile it.
 #SBATCH --job-name=cky-parse
 #SBATCH --gres=gpu:1
 #SBATCH --cpus-per-task=8

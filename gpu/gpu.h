@@ -31,6 +31,7 @@
 #include "../sched/engine.h"
 #include "../sched/plan.h"
 #include "../util/gpu_check.h"
+#include "../util/progress.h"
 #include "kernels.h"
 
 #ifdef __cplusplus
@@ -179,6 +180,7 @@ typedef struct gpu_dev_options {
     int part_mb;     /* MiB for the sum-product kernels' partial slots, which set
                         how many work items one launch takes (0: the default) */
     const char *ptxas; /* codegen_options.ptxas of every kernel (NULL: the default) */
+    progress_sink progress; /* reports of the kernel compilation (util/progress.h) */
 } gpu_dev_options;
 
 typedef struct event_pair event_pair;
@@ -226,6 +228,7 @@ typedef struct gpu_dev {
     size_t part_bytes; /* gpu_dev_options.part_mb, in bytes */
     char *cache_dir; /* gpu_dev_options.cache_dir and .ptxas, copied (the sum-product */
     char *ptxas;     /* kernels may be compiled later) */
+    progress_sink progress; /* gpu_dev_options.progress */
     int *d_row[2];   /* class-local row -> global id, classes X and T */
     float *ws[3];    /* left, right, parent workspaces: width / KERNELS_TILE tiles */
     float *side_ws[3]; /* the same for the side stream's families */

@@ -173,6 +173,7 @@ static cky_status upload(void **dst, const void *src, size_t bytes)
 typedef struct compile_job {
     const grammar *g;
     const char *cache_dir, *ptxas;
+    progress_sink progress;
     char arch[16];
     codegen_semiring semiring;
     codegen_role role;
@@ -187,6 +188,7 @@ static cky_status compile_main(void *arg)
     o.arch = j->arch;
     o.cache_dir = j->cache_dir;
     o.ptxas = j->ptxas;
+    o.progress = j->progress;
     o.semiring = j->semiring;
     o.role = j->role;
     return codegen_compile(j->g, &o, &j->prog);
@@ -211,6 +213,7 @@ static int compile_jobs(gpu_dev *d, int sum, compile_job job[1 + 3])
     int n = sum ? 4 : 1;
     for (int k = 0; k < n; k++)
         job[k] = (compile_job){.g = d->g, .cache_dir = d->cache_dir, .ptxas = d->ptxas,
+                               .progress = d->progress,
                                .semiring = k ? CODEGEN_SEMIRING_SUM_PRODUCT
                                              : CODEGEN_SEMIRING_MAX_PLUS,
                                .role = k ? (codegen_role)(k - 1) : CODEGEN_ROLE_PARENT};
@@ -237,6 +240,8 @@ static cky_status dev_open_compile(gpu_dev *d, int id, int sum, gpu_rules *h)
     workers_task task[4], tables;
     tables_job tj = {.g = d->g};
     int n = compile_jobs(d, sum, job), major = 0, minor = 0, early = 0;
+    /* one stage of progress for the programs compiled at once */
+    progress_report(&d->progress, PROGRESS_COMPILE, PROGRESS_BEGIN, NULL, 0, 0, 0);
     workers_start(&tables, tables_main, &tj);
     if (id >= 0 && id < gpu_count() &&
         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, id) == cudaSuccess &&
@@ -250,6 +255,7 @@ static cky_status dev_open_compile(gpu_dev *d, int id, int sum, gpu_rules *h)
         compile_start(job, task, 0, n, d->info.cc_major, d->info.cc_minor);
     if (early || !st)
         st = workers_wait_all(task, n, st);
+    progress_report(&d->progress, PROGRESS_COMPILE, PROGRESS_END, NULL, 0, 0, 0);
     st = workers_wait_all(&tables, 1, st);
     d->prog = job[0].prog;
     for (int r = 0; r < n - 1; r++)
@@ -380,6 +386,7 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     d->width = o->width > 0 ? o->width : DEFAULT_WIDTH;
     d->block_tiles = o->block_tiles > 0 ? o->block_tiles : DEFAULT_BLOCK_TILES;
     d->part_bytes = (size_t)(o->part_mb > 0 ? o->part_mb : GPU_DEV_PART_MB) << 20;
+    d->progress = o->progress;
     if ((o->cache_dir && !(d->cache_dir = strdup(o->cache_dir))) ||
         (o->ptxas && !(d->ptxas = strdup(o->ptxas)))) {
         free(d->cache_dir);

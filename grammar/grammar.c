@@ -3,8 +3,10 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "../util/io.h"
@@ -430,8 +432,26 @@ char *grammar_text_prefix(const char *spec)
     return prefix;
 }
 
+/* 1 if PREFIX.grammar or PREFIX.grammar.gz is there (a text export's first file). */
+static int text_export_there(const char *prefix)
+{
+    char path[4096];
+    for (int i = 0; i < 2; i++)
+        if (snprintf(path, sizeof path, "%s%s", prefix, grammar_text_suffix[i]) <
+                (int)sizeof path && io_file_exists(path))
+            return 1;
+    return 0;
+}
+
 cky_status grammar_load_source(const char *spec, grammar **out)
 {
+    struct stat sb;
+    if (stat(spec, &sb) == 0 && S_ISDIR(sb.st_mode))
+        return cky_fail(CKY_ERR_IO, "%s: is a directory (give a .gr file or the PREFIX of a "
+                        "text export PREFIX.grammar, PREFIX.lexicon, PREFIX.words)", spec);
+    /* a missing X.gr is named as such, not as the text export X.gr.grammar it is not */
+    if (!io_file_exists(spec) && ends_with(spec, ".gr") && !text_export_there(spec))
+        return cky_fail(CKY_ERR_IO, "%s: no such file", spec);
     if (!io_file_exists(spec))
         return grammar_load_text(spec, out);
     if (is_java_serialized(spec))

@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 
+#include "../util/progress.h"
 #include "../util/status.h"
 
 /* Binary rules P -> L R between three symbols, kept as the rows (l, r) that have at least
@@ -110,6 +111,12 @@ cky_status grammar_load_source(const char *spec, grammar **out);
 
 /* grammar_load with the cache folder `cache_dir` (NULL: as grammar_load; "off": none). */
 cky_status grammar_load_cached(const char *spec, const char *cache_dir, grammar **out);
+
+/* grammar_load_cached reporting to `progress` (util/progress.h; NULL: nowhere) the reading of
+ * the source files (PROGRESS_GRAMMAR, what: spec), when there is no image to map, and the
+ * building and writing of the image (PROGRESS_IMAGE). */
+cky_status grammar_load_with(const char *spec, const char *cache_dir,
+                             const progress_sink *progress, grammar **out);
 
 /* Load the text export with prefix `prefix` (see grammar_load). */
 cky_status grammar_load_text(const char *prefix, grammar **out);

@@ -154,6 +154,12 @@ static void image_write(const char *dir, const char *path, uint64_t group, uint6
 
 cky_status grammar_load_cached(const char *spec, const char *cache_dir, grammar **out)
 {
+    return grammar_load_with(spec, cache_dir, NULL, out);
+}
+
+cky_status grammar_load_with(const char *spec, const char *cache_dir,
+                             const progress_sink *progress, grammar **out)
+{
     char *dir = NULL;
     uint64_t key = 0, group = 0;
     char *path = NULL;
@@ -163,9 +169,14 @@ cky_status grammar_load_cached(const char *spec, const char *cache_dir, grammar 
                  (unsigned long long)group, (unsigned long long)key);
     cky_status st = path ? image_read(path, key, spec, out) : CKY_ERR_IO;
     if (st) {
+        progress_report(progress, PROGRESS_GRAMMAR, PROGRESS_BEGIN, spec, 0, 0, 0);
         st = grammar_load_source(spec, out);
-        if (!st && path)
+        progress_report(progress, PROGRESS_GRAMMAR, PROGRESS_END, spec, 0, 0, 0);
+        if (!st && path) {
+            progress_report(progress, PROGRESS_IMAGE, PROGRESS_BEGIN, spec, 0, 0, 0);
             image_write(dir, path, group, key, *out);
+            progress_report(progress, PROGRESS_IMAGE, PROGRESS_END, spec, 0, 0, 0);
+        }
     }
     free(path);
     free(dir);

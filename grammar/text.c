@@ -161,6 +161,9 @@ static cky_status text_parse_rule_line(text_grammar *t, char *s, long line)
     if (endp == f[n - 1] || *endp || !isfinite(r.prob) || r.prob <= 0)
         return cky_fail(CKY_ERR_FORMAT, "%s:%ld: bad probability \"%s\"", t->path, line,
                         f[n - 1]);
+    if (r.prob > 1 + 1e-6) /* (rounding may put a probability of 1 a little above it) */
+        return cky_fail(CKY_ERR_FORMAT, "%s:%ld: probability %s is above 1", t->path, line,
+                        f[n - 1]);
     if (n == 4 && r.sym[0] == r.sym[1]) {
         if (r.sub[0] != r.sub[1])
             return cky_fail(CKY_ERR_FORMAT, "%s:%ld: unary from %s to itself changes substate",

@@ -184,7 +184,10 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         st = pool_start(p);
     } else {
         if (opt->engine == PARSER_ENGINE_CPU) {
-            cpu_engine_options co = {p->opt.threads, opt->workspace, opt->cache_dir};
+            cpu_engine_options co = {.threads = p->opt.threads, .width = opt->workspace,
+                                     .cache_dir = opt->cache_dir,
+                                     .sum = dec->semiring == CODEGEN_SEMIRING_SUM_PRODUCT,
+                                     .progress = opt->progress};
             st = cpu_engine_new(g, &co, &p->cpu);
         } else if (opt->engine == PARSER_ENGINE_GPU) {
             gpu_dev_options go = {.device = opt->device,
@@ -194,7 +197,8 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                   .cache_dir = opt->cache_dir,
                                   .semiring = dec->semiring,
                                   .part_mb = opt->tune.part_mb,
-                                  .ptxas = opt->tune.ptxas};
+                                  .ptxas = opt->tune.ptxas,
+                                  .progress = opt->progress};
             st = gpu_engine_new(g, &go, &p->gpu);
         }
         p->env = (decoder_env){.g = g, .opt = {.backtrace = opt->backtrace},

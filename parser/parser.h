@@ -15,6 +15,7 @@
 #include "../decoders/decoder.h"
 #include "../decoders/viterbi/viterbi.h"
 #include "../grammar/grammar.h"
+#include "../util/progress.h"
 #include "pool.h"
 
 typedef enum parser_engine { PARSER_ENGINE_REF, PARSER_ENGINE_CPU, PARSER_ENGINE_GPU } parser_engine;
@@ -82,6 +83,8 @@ typedef struct parser_options {
                         device devices[0..engines); cpu and ref: that many engines of the kind
                         (standing in for devices), sharing `threads` */
     int devices[PARSER_MAX_ENGINES]; /* gpu with engines > 1: the CUDA devices */
+    progress_sink progress; /* reports of the kernel compilation (util/progress.h; default:
+                               none) */
     parser_tune tune;
     parser_test_hooks test;
 } parser_options;

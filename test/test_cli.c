@@ -7,6 +7,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../cli/cli.h" /* CKY_VERSION */
+
 /* Run `ENV cky ARGS` in the shell (ENV: variable assignments, or ""), its stderr into
  * `err`; returns the exit status. */
 static int run_cky_env(const char *env, const char *args, char *err, size_t size)
@@ -84,4 +86,25 @@ Test(cli, bad_gpu_environment_is_an_error)
     cr_assert_eq(run_cky_env("CKY_TUNE=chunk=12x", "parse -g /nonexistent/g --engine cpu", err,
                              sizeof err), 1, "%s", err);
     cr_assert_null(strstr(err, "chunk"), "%s", err);
+}
+
+/* cky --version: version and commit, the CUDA runtime and driver, NVRTC, the GPUs or "no
+ * GPU" (issue 41 item 8). */
+Test(cli, version_names_the_build_and_what_it_finds)
+{
+    const char *cky = CKY_BUILD "/cky";
+    if (access(cky, X_OK) != 0)
+        cr_skip_test("%s is not built", cky);
+    FILE *p = popen("'" CKY_BUILD "/cky' --version", "r");
+    cr_assert_not_null(p);
+    char out[4096];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, out);
+    const char *head = "cky " CKY_VERSION " (commit ";
+    cr_assert(!strncmp(out, head, strlen(head)), "%s", out);
+    cr_assert(strstr(out, "\nCUDA runtime ") && strstr(out, ", driver ") &&
+              strstr(out, "\nNVRTC "), "%s", out);
+    cr_assert(strstr(out, "\nGPU 0: ") || strstr(out, "\nGPU: no GPU"), "%s", out);
 }

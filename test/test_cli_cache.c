@@ -5,7 +5,7 @@
  * grammar image is written again. Trees are compared with those of an intact cache. */
 #include "test_cli_run.h"
 
-#define PARSE "'" RUN_CKY "' parse -g '" RUN_GRAMMAR "' --engine cpu -i in.txt "
+#define PARSE "'" RUN_CKY "' parse -g '" RUN_GRAMMAR "' --engine cpu -i in.txt --quiet "
 
 /* Run cky with the cache `cache`, its trees into `out`, stderr into err; returns status. */
 static int parse_with(const char *d, const char *env, const char *out)
@@ -141,5 +141,38 @@ Test(cli_cache, damaged_grammar_image_is_rebuilt)
     cr_assert_eq(run_sh(d, "%s > out 2> err", ref), 0);
     assert_same(d, "out", "good");
     cr_assert_eq(run_sh(d, "cmp img/*.gimg pristine"), 0, "the damaged image was not rewritten");
+    run_cleanup(d);
+}
+
+/* cky compile fills the cache with everything a later run of the grammar uses (issue 41
+ * item 4): with --engine cpu the host objects of both decoders, so that cky parse with
+ * either compiles nothing (the cache's files stay the same); by default the cubins of every
+ * program the gpu engine loads (max-plus, sum-product for each role), so that compiling any
+ * of them alone finds it all in the cache. */
+Test(cli_cache, compile_fills_what_a_run_uses)
+{
+    char d[64];
+    run_setup(d);
+    const char *gr = CKY_SHARED "/grammars/sample-sm1/sample-sm1.gr", *cky = RUN_CKY;
+    cr_assert_eq(run_sh(d, "CKY_CACHE=c '%s' compile -g '%s' --engine cpu > /dev/null 2> err "
+                        "&& ls c > before", cky, gr), 0);
+    const char *decoders[] = {"maxrule", "viterbi"};
+    for (int k = 0; k < 2; k++) {
+        cr_assert_eq(run_sh(d, "CKY_CACHE=c '%s' parse -g '%s' --engine cpu --decoder %s "
+                            "-i in.txt > out 2> err", cky, gr, decoders[k]), 0);
+        cr_assert_eq(run_sh(d, "ls c | cmp -s before -"), 0, "%s: cky parse compiled kernels "
+                     "after cky compile --engine cpu: %s", decoders[k], run_read(d, "err"));
+    }
+    cr_assert_eq(run_sh(d, "'%s' compile -g '%s' --cache c2 > /dev/null 2>&1", cky, gr), 0);
+    const char *programs[] = {"max-plus --role parent", "sum-product --role parent",
+                              "sum-product --role left", "sum-product --role right"};
+    for (int k = 0; k < 4; k++) {
+        cr_assert_eq(run_sh(d, "'%s' compile -g '%s' --cache c2 --semiring %s --json > json "
+                            "2> /dev/null", cky, gr, programs[k]), 0);
+        char *json = run_read(d, "json");
+        cr_assert(strstr(json, "\"kernels_compiled\": 0,"), "--semiring %s: not all in the "
+                  "cache after cky compile: %s", programs[k], json);
+        free(json);
+    }
     run_cleanup(d);
 }

@@ -127,8 +127,10 @@ static double now(void)
     return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 
-/* Start `cky parse` on the cpu engine in folder d with pipes for stdin and stdout. */
-static pid_t start_coprocess(const char *d, const char *extra, int *to, int *from)
+/* Start `ENV cky parse` on the cpu engine in folder d with pipes for stdin and stdout, its
+ * stderr into d/err, SIGINT and SIGTERM ignored in it when `ignore` (as `nohup` would). */
+static pid_t start_coprocess_with(const char *d, const char *env, const char *extra,
+                                  int ignore, int *to, int *from)
 {
     int in[2], out[2];
     cr_assert_eq(pipe(in), 0);
@@ -140,8 +142,13 @@ static pid_t start_coprocess(const char *d, const char *extra, int *to, int *fro
         dup2(out[1], 1);
         close(in[1]);
         close(out[0]);
+        if (ignore) {
+            signal(SIGINT, SIG_IGN);
+            signal(SIGTERM, SIG_IGN);
+        }
         if (chdir(d) == 0)
-            execl("/bin/sh", "sh", "-c", "exec env " CPU "$0 2>/dev/null", extra, (char *)NULL);
+            execl("/bin/sh", "sh", "-c", "exec env $0 " CPU "$1 2>err", env, extra,
+                  (char *)NULL);
         _exit(127);
     }
     close(in[0]);
@@ -149,6 +156,19 @@ static pid_t start_coprocess(const char *d, const char *extra, int *to, int *fro
     *to = in[1];
     *from = out[0];
     return pid;
+}
+
+static pid_t start_coprocess(const char *d, const char *extra, int *to, int *from)
+{
+    return start_coprocess_with(d, "", extra, 0, to, from);
+}
+
+/* Wait until `sh -c TEST` succeeds in folder d (a file appears, grows): no fixed delay, so
+ * that a busy machine only makes it slower (the test's timeout bounds it). */
+static void wait_until(const char *d, const char *test)
+{
+    while (run_sh(d, "%s", test) != 0)
+        usleep(20 * 1000);
 }
 
 /* Read one line from fd within `seconds`; returns the time it took, or -1. */
@@ -198,7 +218,8 @@ Test(cli_robust, coprocess_gets_each_answer_at_once)
 }
 
 /* SIGTERM: every answered line is out, the exit status says so, and an -o target is left as
- * it was (with no temporary file beside it). */
+ * it was (with no temporary file beside it). No fixed delays: each step waits for what the
+ * one before it did (an answer, the temporary file holding it). */
 Test(cli_robust, signal_flushes_and_keeps_output_file)
 {
     char d[64];
@@ -207,8 +228,8 @@ Test(cli_robust, signal_flushes_and_keeps_output_file)
     pid_t pid = start_coprocess(d, "", &to, &from);
     cr_assert_eq(write(to, "a b\nc d\n", 8), 8);
     char buf[256];
-    cr_assert(read_line(from, buf, sizeof buf, 120.0) >= 0 &&
-              read_line(from, buf, sizeof buf, 120.0) >= 0, "answers missing");
+    cr_assert(read_line(from, buf, sizeof buf, 600) >= 0 &&
+              read_line(from, buf, sizeof buf, 600) >= 0, "answers missing");
     kill(pid, SIGTERM);
     int st;
     cr_assert_eq(waitpid(pid, &st, 0), pid);
@@ -219,14 +240,17 @@ Test(cli_robust, signal_flushes_and_keeps_output_file)
     cr_assert_eq(run_sh(d, "echo keep > f"), 0);
     pid = start_coprocess(d, "-o f", &to, &from);
     cr_assert_eq(write(to, "a b\n", 4), 4);
-    usleep(500 * 1000);
+    /* its tree is in the temporary file beside f: the parse is under way */
+    wait_until(d, "test -s \"$(ls -A | grep '^\\.f\\.tmp-')\"");
     kill(pid, SIGINT);
     cr_assert_eq(waitpid(pid, &st, 0), pid);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "status %d", st);
-    char *f = run_read(d, "f");
+    char *f = run_read(d, "f"), *err = run_read(d, "err");
     cr_assert_str_eq(f, "keep\n");
+    cr_assert(strstr(err, "cky parse: interrupted: f left as it was\n"), "%s", err);
     free(f);
-    cr_assert_eq(run_sh(d, "test $(ls -A | wc -l) -eq 3"), 0, "a temporary file is left");
+    free(err);
+    cr_assert_eq(run_sh(d, "test $(ls -A | wc -l) -eq 4"), 0, "a temporary file is left");
     close(to);
     close(from);
     run_cleanup(d);
@@ -244,6 +268,13 @@ Test(cli_robust, messages_name_file_and_reason)
         {"-i in.txt -o /proc/x", "1", "/proc/x: cannot write"},
         {"-i in.txt -o /dev/full", "1", "/dev/full: write error: No space left on device"},
         {"-i in.txt --device 5", "2", "--device does not apply to the cpu engine"},
+        /* issue 41 item 8 */
+        {"-g /nonexistent/x.gr -i in.txt", "1", "cky parse: /nonexistent/x.gr: no such file\n"},
+        {"-i in.txt -i in.txt", "2", "-i given twice"},
+        {"-i in.txt -o a -o b", "2", "-o given twice"},
+        {"-i in.txt --backtrace berkeley --decoder maxrule", "2",
+         "--backtrace chooses among Viterbi derivations: it does not apply to --decoder "
+         "maxrule"},
     };
     for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
         int st = run_sh(d, "CKY_CACHE=cache '%s' parse %s --engine cpu %s > /dev/null 2>err",
@@ -299,5 +330,194 @@ Test(cli_robust, every_command_names_a_directory_grammar)
                   st, err);
         free(err);
     }
+    run_cleanup(d);
+}
+
+/* -o as a shell's > (issue 41 item 6). */
+#define REF "CKY_CACHE=off '" RUN_CKY "' parse -g '" RUN_GRAMMAR "' --engine ref -i in.txt "
+/* A command prefix that runs as user nobody where the tests run as root (who may write any
+ * file), else nothing; NULL (skip) where that cannot be done. */
+static const char *as_user(void)
+{
+    if (geteuid() != 0)
+        return "";
+    if (system("setpriv --reuid=65534 --regid=65534 --clear-groups true 2>/dev/null") != 0)
+        return NULL;
+    return "setpriv --reuid=65534 --regid=65534 --clear-groups env ";
+}
+
+/* Refused where > would fail: an existing file the user may not write, left as it was. */
+Test(cli_robust, output_refused_where_a_shell_would_fail)
+{
+    char d[64];
+    const char *as = as_user();
+    if (!as)
+        cr_skip_test("running as root without setpriv(1): no way to test as another user");
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "chmod 777 . && echo keep > locked && chmod 444 locked"), 0);
+    cr_assert_eq(run_sh(d, "! %ssh -c 'echo x > locked' 2>/dev/null", as), 0,
+                 "a shell's > could write it");
+    cr_assert_eq(run_sh(d, "%s" REF "-o locked 2>err", as), 1);
+    char *f = run_read(d, "locked"), *err = run_read(d, "err");
+    cr_assert_str_eq(f, "keep\n");
+    cr_assert(strstr(err, "locked: cannot write: Permission denied"), "%s", err);
+    free(f);
+    free(err);
+    cr_assert_eq(run_sh(d, "test -z \"$(ls -A | grep tmp-)\""), 0, "a temporary file is left");
+    run_cleanup(d);
+}
+
+/* A file with other hard links, or another user's that we may write, is written in place
+ * (its inode, links and owner kept, as by >); a symbolic link that names no file yet makes
+ * it, and stays a link. */
+Test(cli_robust, output_keeps_links_and_owner)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, REF "> plain"), 0);
+    cr_assert_eq(run_sh(d, "echo old > f && ln f g && " REF "-o f && cmp -s g plain && "
+                        "test $(stat -c %%h f) = 2"), 0, "the hard link g lost the output");
+    cr_assert_eq(run_sh(d, "ln -s new.txt dangling && " REF "-o dangling && test -L dangling "
+                        "&& cmp -s new.txt plain"), 0, "the dangling link was replaced");
+    const char *as = as_user();
+    if (as && *as) { /* root's file, writable by all, written by nobody: still root's */
+        cr_assert_eq(run_sh(d, "chmod 777 . && echo x > theirs && chmod 666 theirs && "
+                            "%s" REF "-o theirs && cmp -s theirs plain && "
+                            "test $(stat -c %%u theirs) = 0", as), 0,
+                     "another user's file changed hands");
+    }
+    run_cleanup(d);
+}
+
+/* The temporary file of a run killed with SIGKILL is removed by the next run for the same
+ * target; another running process's is not. */
+Test(cli_robust, output_removes_a_killed_runs_temporary)
+{
+    char d[64];
+    run_setup(d);
+    int to, from;
+    pid_t pid = start_coprocess(d, "-o f", &to, &from);
+    /* the temporary file appears once the grammar and kernels are loaded */
+    wait_until(d, "ls -A | grep -q '^\\.f\\.tmp-'");
+    kill(pid, SIGKILL);
+    cr_assert_eq(waitpid(pid, NULL, 0), pid);
+    close(to);
+    close(from);
+    cr_assert_eq(run_sh(d, "ls -A | grep -q '^\\.f\\.tmp-'"), 0, "nothing left to remove");
+    cr_assert_eq(run_sh(d, "touch -d '2 days ago' .f.tmp-Ab12Cd && "
+                        "sh -c 'touch .f.tmp-$$-'$(uname -n)'~alive1 && " REF "-o f'"), 0);
+    cr_assert_eq(run_sh(d, "ls -A | grep '^\\.f\\.tmp-' > left; grep -q '~alive1$' left && "
+                        "test $(wc -l < left) = 1"), 0, "left: %s", run_read(d, "left"));
+    run_cleanup(d);
+}
+
+/* Signals as Unix programs keep them (issue 41 item 7). SIGINT and SIGTERM ignored when cky
+ * starts (nohup, `cky parse &` in a script) stay ignored: the run goes on and ends with 0. */
+Test(cli_robust, ignored_signals_stay_ignored)
+{
+    char d[64];
+    run_setup(d);
+    int to, from;
+    pid_t pid = start_coprocess_with(d, "", "", 1, &to, &from);
+    char buf[4096];
+    cr_assert_eq(write(to, "a b\n", 4), 4);
+    cr_assert(read_line(from, buf, sizeof buf, 600) >= 0, "no first answer");
+    kill(pid, SIGINT); /* (the reader waits for the next line: a caught one would stop it) */
+    kill(pid, SIGTERM);
+    cr_assert_eq(write(to, "c d\n", 4), 4);
+    cr_assert(read_line(from, buf, sizeof buf, 600) >= 0, "stopped by an ignored signal");
+    close(to);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d", st);
+    close(from);
+    run_cleanup(d);
+}
+
+/* A signal while the kernels compile ends the run at once, with 128+N and nothing written:
+ * it does not wait for the compiler (here one that runs as long as cky does: a cky that
+ * waited for it would hang until the test's timeout). */
+Test(cli_robust, signal_during_compile_stops_at_once, .timeout = 600)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "printf '#!/bin/sh\\necho $$ >> cc.pids\\nwhile kill -0 $PPID; do "
+                        "sleep 0.1; done\\n' > slowcc && chmod +x slowcc"), 0);
+    int to, from;
+    pid_t pid = start_coprocess_with(d, "CC=./slowcc CKY_CACHE=fresh", "-o out.txt", 0, &to,
+                                     &from);
+    wait_until(d, "test -s cc.pids"); /* the compiler runs */
+    kill(pid, SIGINT);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGINT, "status %d", st);
+    char *err = run_read(d, "err");
+    cr_assert(strstr(err, "cky parse: interrupted: out.txt not written\n"), "%s", err);
+    free(err);
+    cr_assert_eq(run_sh(d, "test -z \"$(ls -A | grep out.txt)\""), 0, "out.txt written");
+    close(to);
+    close(from);
+    run_cleanup(d);
+}
+
+/* The reader of the trees gone (`cky parse | head`): the run ends quietly, with the status of
+ * a filter killed by SIGPIPE (128 + 13), no "write error". */
+Test(cli_robust, closed_pipe_ends_quietly)
+{
+    char d[64];
+    run_setup(d);
+    int p[2];
+    cr_assert_eq(pipe(p), 0);
+    close(p[0]); /* every write to p[1] fails with EPIPE */
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(p[1], 1);
+        if (chdir(d) == 0)
+            execl("/bin/sh", "sh", "-c", "exec env CKY_PROGRESS_AFTER=600 " CPU "-i in.txt 2>err",
+                  (char *)NULL);
+        _exit(127);
+    }
+    close(p[1]);
+    int st;
+    cr_assert_eq(waitpid(pid, &st, 0), pid);
+    char *err = run_read(d, "err");
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGPIPE, "status %d: %s", st, err);
+    cr_assert_str_eq(err, "");
+    free(err);
+    run_cleanup(d);
+}
+
+/* A text grammar's probability above 1 is refused, naming the file and the line (issue 41
+ * item 8: 1e300 was taken, its log 690 in every score). */
+Test(cli_robust, text_grammar_probability_above_one)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "for x in lexicon words; do ln -s '%s'.$x.gz g.$x.gz; done && "
+                        "gzip -dc '%s.grammar.gz' | sed '3s/[^ ]*$/1e300/' > g.grammar",
+                        RUN_GRAMMAR, RUN_GRAMMAR), 0);
+    cr_assert_eq(run_sh(d, "echo a b | CKY_CACHE=off '%s' parse -g g --engine ref > /dev/null "
+                        "2> err", RUN_CKY), 1);
+    char *err = run_read(d, "err");
+    cr_assert(strstr(err, "g.grammar:3: probability 1e300 is above 1"), "%s", err);
+    free(err);
+    run_cleanup(d);
+}
+
+/* cky bench without a GPU says that --engine cpu measures the cpu engine. */
+Test(cli_robust, bench_without_gpu_names_the_cpu_engine)
+{
+    char d[64];
+    run_setup(d);
+    int st = run_sh(d, "CKY_CACHE=cache '%s' bench -g '%s' -i in.txt --repeat 1 > /dev/null "
+                    "2> err", RUN_CKY, RUN_GRAMMAR);
+    if (st == 0) {
+        run_cleanup(d);
+        cr_skip_test("a GPU is here: cky bench ran on it");
+    }
+    char *err = run_read(d, "err");
+    cr_assert(strstr(err, "--engine cpu measures the cpu engine"), "%s", err);
+    free(err);
     run_cleanup(d);
 }

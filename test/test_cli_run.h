@@ -50,18 +50,22 @@ static inline char *run_read(const char *dir, const char *name)
 }
 
 /* A new folder for one test: in.txt (five dev sentences) and cache/ (a copy of the shared
- * compiled kernel cache of sample-sm1; the first test to need it compiles it, under a lock). */
+ * compiled kernel cache of sample-sm1; the first test to need it compiles it, under a lock).
+ * Progress lines (cli/progress.h) only for waits of over 10 minutes, so that what a test
+ * reads on stderr does not depend on how busy the machine is (a test of them sets its own
+ * CKY_PROGRESS_AFTER). */
 static inline void run_setup(char *dir)
 {
     if (access(RUN_CKY, X_OK) != 0)
         cr_skip_test("%s is not built", RUN_CKY);
+    setenv("CKY_PROGRESS_AFTER", "600", 1);
     strcpy(dir, "/tmp/cky-cli-test-XXXXXX");
     cr_assert_not_null(mkdtemp(dir));
     cr_assert_eq(run_sh(dir, "head -5 '%s/data/ptb-sample/dev.txt' > in.txt", CKY_SHARED), 0);
     int lock = open(CKY_BUILD "/test-cache.lock", O_CREAT | O_RDWR | O_CLOEXEC, 0644);
     cr_assert(lock >= 0);
     flock(lock, LOCK_EX);
-    int st = run_sh(dir, "CKY_CACHE='%s' '%s' parse -g '%s' --engine cpu -i in.txt >/dev/null && "
+    int st = run_sh(dir, "CKY_CACHE='%s' '%s' parse -g '%s' --engine cpu -i in.txt >/dev/null 2>&1 && "
                     "mkdir cache && cp -p '%s'/* cache/", RUN_BASE_CACHE,
                     RUN_CKY, RUN_GRAMMAR, RUN_BASE_CACHE);
     flock(lock, LOCK_UN);

@@ -16,7 +16,8 @@ static void check_grammar(const char *spec, int nsent, int maxlen, int threads)
     grammar *g;
     cr_assert_eq(grammar_load(spec, &g), CKY_OK, "%s", cky_last_error());
     cpu_engine *e;
-    cpu_engine_options o = {threads, 37, CKY_BUILD "/test-cache"};
+    cpu_engine_options o = {.threads = threads, .width = 37,
+                            .cache_dir = CKY_BUILD "/test-cache"};
     cr_assert_eq(cpu_engine_new(g, &o, &e), CKY_OK, "%s", cky_last_error());
     sentence s[16];
     int n = dev_sentences(nsent, maxlen, s);

@@ -23,7 +23,8 @@
 static cpu_engine *engine(const grammar *g, int threads, int width)
 {
     cpu_engine *e;
-    cpu_engine_options o = {threads, width, CKY_BUILD "/test-cache"};
+    cpu_engine_options o = {.threads = threads, .width = width,
+                            .cache_dir = CKY_BUILD "/test-cache"};
     cr_assert_eq(cpu_engine_new(g, &o, &e), CKY_OK, "%s", cky_last_error());
     return e;
 }

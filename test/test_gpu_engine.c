@@ -61,7 +61,7 @@ static void check_options(const char *spec, int nsent, int maxlen, int step,
     int n = dev_sentences(nsent < MAXSENT ? nsent : MAXSENT, maxlen, step, s);
     cr_assert_gt(n, 0);
     cpu_engine *cpu;
-    cpu_engine_options co = {0, 0, o.cache_dir};
+    cpu_engine_options co = {.cache_dir = o.cache_dir};
     cr_assert_eq(cpu_engine_new(g, &co, &cpu), CKY_OK, "%s", cky_last_error());
     chart *want[MAXSENT];
     cr_assert_eq(cpu_engine_parse(cpu, s, n, want), CKY_OK, "%s", cky_last_error());

@@ -1210,7 +1210,7 @@ static void maxc_case_new(maxc_case *mc)
     cr_assert_eq(sentence_from_words(mc->s[0].words + 1, 2, &mc->s[m++]), CKY_OK);
     cpu_engine *e;
     const char *cache = getenv("CKY_CACHE"); /* the device scripts' carried cache */
-    cpu_engine_options o = {2, 0, cache ? cache : CKY_BUILD "/test-cache"};
+    cpu_engine_options o = {.threads = 2, .cache_dir = cache ? cache : CKY_BUILD "/test-cache", .sum = 1};
     cr_assert_eq(cpu_engine_new(mc->g, &o, &e), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(cpu_engine_inside_sum(e, mc->s, m, mc->c), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(cpu_engine_outside_sum(e, mc->c, m), CKY_OK, "%s", cky_last_error());

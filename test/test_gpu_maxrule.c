@@ -174,7 +174,7 @@ static void check_layers(const char *spec, int nsent, int maxlen)
     cr_assert_eq(grammar_load(spec, &g), CKY_OK, "%s", cky_last_error());
     sentence *s = calloc((size_t)nsent, sizeof *s);
     int n = dev_sentences(nsent, maxlen, s);
-    cpu_engine_options co = {2, 0, test_cache()};
+    cpu_engine_options co = {.threads = 2, .cache_dir = test_cache()};
     cpu_engine *ce;
     cr_assert_eq(cpu_engine_new(g, &co, &ce), CKY_OK, "%s", cky_last_error());
     sum_chart **c = calloc((size_t)n, sizeof *c);

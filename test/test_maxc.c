@@ -143,7 +143,7 @@ static void check_upper(const char *gr, int nsent, int maxlen)
     cr_assert_eq(maxc_host_new(g, &h), CKY_OK, "%s", cky_last_error());
     const maxc_tables *t = &h->t;
     cpu_engine *e;
-    cpu_engine_options o = {2, 0, CKY_BUILD "/test-cache"};
+    cpu_engine_options o = {.threads = 2, .cache_dir = CKY_BUILD "/test-cache"};
     cr_assert_eq(cpu_engine_new(g, &o, &e), CKY_OK, "%s", cky_last_error());
     sentence s[16];
     int n = dev_sentences(nsent, maxlen, s);

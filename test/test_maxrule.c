@@ -395,7 +395,7 @@ Test(maxrule, cli_text_export, .timeout = 600)
     const char *engines[2] = {"cpu --threads 2", "ref"};
     for (int k = 0; k < 2; k++)
         snprintf(cmd[k], sizeof cmd[k], "head -40 '%s' | awk 'NF <= 15' | head -6 | "
-                 "CKY_CACHE='%s/test-cache' '%s/cky' parse --engine %s --decoder maxrule "
+                 "CKY_CACHE='%s/test-cache' '%s/cky' parse --quiet --engine %s --decoder maxrule "
                  "-g '%s' 2>&1 | cat", DATA "dev.txt", CKY_BUILD, CKY_BUILD, engines[k],
                  GRAMMARS "sample-sm3/sample-sm3");
     char *out[2];

@@ -65,38 +65,48 @@ cky_status cachedir_mkdirs(const char *dir)
     return CKY_OK;
 }
 
-char *cachedir_temp_template(const char *dir, const char *suffix)
+char *cachedir_temp_template_named(const char *dir, const char *prefix, const char *suffix)
 {
     char host[64] = "";
     gethostname(host, sizeof host - 1);
     for (char *c = host; *c; c++)
         if (*c == '/' || *c == '~')
             *c = '_';
-    size_t n = strlen(dir) + strlen(host) + strlen(suffix) + 48;
+    size_t n = strlen(dir) + strlen(prefix) + strlen(host) + strlen(suffix) + 48;
     char *t = malloc(n);
     if (t)
-        snprintf(t, n, "%s/tmp-%ld-%s~XXXXXX%s", dir, (long)getpid(), host, suffix);
+        snprintf(t, n, "%s/%stmp-%ld-%s~XXXXXX%s", dir, prefix, (long)getpid(), host, suffix);
     return t;
+}
+
+char *cachedir_temp_template(const char *dir, const char *suffix)
+{
+    return cachedir_temp_template_named(dir, "", suffix);
+}
+
+int cachedir_temp_is_leftover(const char *name, const struct stat *sb)
+{
+    double age = difftime(time(NULL), sb->st_mtime);
+    char *end;
+    long pid = strtol(name + 4, &end, 10);
+    const char *tilde = strrchr(name, '~');
+    char host[64] = "";
+    gethostname(host, sizeof host - 1);
+    if (age > STALE_SECONDS)
+        return 1;
+    if (*end != '-' || !tilde || pid <= 0 || (size_t)(tilde - end - 1) != strlen(host) ||
+        strncmp(end + 1, host, strlen(host)))
+        return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
 /* 1 if `name` (in a folder) is a temporary whose writer is gone or that is older than a day;
  * also the build-* and *.tmpXXXXXX names of earlier versions, after an hour. */
 static int is_leftover(const char *name, const struct stat *sb)
 {
+    if (!strncmp(name, "tmp-", 4))
+        return cachedir_temp_is_leftover(name, sb);
     double age = difftime(time(NULL), sb->st_mtime);
-    if (!strncmp(name, "tmp-", 4)) {
-        char *end;
-        long pid = strtol(name + 4, &end, 10);
-        const char *tilde = strrchr(name, '~');
-        char host[64] = "";
-        gethostname(host, sizeof host - 1);
-        if (age > STALE_SECONDS)
-            return 1;
-        if (*end != '-' || !tilde || pid <= 0 || (size_t)(tilde - end - 1) != strlen(host) ||
-            strncmp(end + 1, host, strlen(host)))
-            return 0;
-        return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
-    }
     return age > 3600 && (!strncmp(name, "build-", 6) || strstr(name, ".tmp"));
 }
 

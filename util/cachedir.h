@@ -7,6 +7,7 @@
 #define CKY_UTIL_CACHEDIR_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "status.h"
 
@@ -29,5 +30,12 @@ cky_status cachedir_prepare(const char *dir);
 /* Malloc'ed mkstemp/mkdtemp template DIR/tmp-PID-HOST~XXXXXX then `suffix`: the name of
  * every temporary in the cache, which cachedir_prepare removes once its writer is gone. */
 char *cachedir_temp_template(const char *dir, const char *suffix);
+
+/* The same with `prefix` before "tmp-" (DIR/PREFIXtmp-PID-HOST~XXXXXX): util/output.c's. */
+char *cachedir_temp_template_named(const char *dir, const char *prefix, const char *suffix);
+
+/* 1 if `name` (from its "tmp-" on), a temporary of that form whose file has status *sb, is a
+ * leftover: its writer (a process of this host) is gone, or it is older than a day. */
+int cachedir_temp_is_leftover(const char *name, const struct stat *sb);
 
 #endif

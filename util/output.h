@@ -1,11 +1,18 @@
 /* output: a result file that appears whole or not at all.
  *
- * output_open writes to a temporary file beside the target, which output_commit renames into
- * place only when the run succeeded; output_abort removes it, leaving the target as it was.
- * "-" is stdout (nothing is renamed); a target that exists and is not a regular file (a
- * device, a FIFO) is written directly; a symbolic link is followed (the file it names is
- * replaced, the link kept). A target ending in ".gz" is written gzip-compressed.
- * Every error names the file and the system's reason. */
+ * output_open writes to a temporary file beside the target, .NAME.tmp-PID-HOST~XXXXXX, which
+ * output_commit puts in place only when the run succeeded; output_abort removes it, leaving
+ * the target as it was. It is refused where a shell's > would fail: a target that exists and
+ * that the user may not write. "-" is stdout (nothing is renamed); a target that exists and
+ * is not a regular file (a device, a FIFO) is written directly; symbolic links are followed
+ * (the file they name gets the output, created if it is not there yet; the links stay). The
+ * temporary file is renamed onto the target, unless the target has other hard links or
+ * another owner: then it is copied into the target at the end, which keeps its inode (every
+ * link sees the output, as with >) and its owner; so is a target the user may write in a
+ * folder the user may not (the temporary file is then in $TMPDIR, else /tmp). Temporary
+ * files of killed runs for the same target (their process gone, or a day old) are removed
+ * by output_open. A target ending in ".gz" is written gzip-compressed. Every error names
+ * the file and the system's reason. */
 #ifndef CKY_UTIL_OUTPUT_H
 #define CKY_UTIL_OUTPUT_H
 
@@ -27,6 +34,9 @@ const char *output_name(const output *o);
 
 /* Flush: CKY_ERR_IO naming the file and the reason if anything written so far failed. */
 cky_status output_flush(output *o);
+
+/* The errno of the first failed write (EPIPE: the reader of a pipe is gone), or 0. */
+int output_error(const output *o);
 
 /* Finish: flush, close, rename the temporary file onto the target. Frees o either way; on
  * failure the temporary file is removed and the target left as it was. */

@@ -68,10 +68,19 @@ cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *opt, cpu_e
     o.gpu = 0;
     o.host = 1;
     o.cache_dir = opt->cache_dir;
+    o.progress = e->progress = opt->progress;
+    /* one stage of progress for all the programs compiled now */
+    progress_report(&e->progress, PROGRESS_COMPILE, PROGRESS_BEGIN, NULL, 0, 0, 0);
     cky_status st = codegen_compile(g, &o, &e->prog);
+    const codegen_program *sum;
+    for (int role = 0; opt->sum && role < 3 && !st; role++)
+        st = cpu_program(e, CODEGEN_SEMIRING_SUM_PRODUCT, (codegen_role)role, &sum);
+    progress_report(&e->progress, PROGRESS_COMPILE, PROGRESS_END, NULL, 0, 0, 0);
+    const sum_rules *rules;
+    if (!st && opt->sum) /* the rest of max-rule's set-up, so that a start-up holds it all */
+        st = cpu_sum_rules(e, &rules);
     if (st) {
-        free(e->cache_dir);
-        free(e);
+        cpu_engine_free(e);
         return st;
     }
     const codegen_classes *c = &e->prog->classes;
@@ -104,6 +113,7 @@ cky_status cpu_program(cpu_engine *e, codegen_semiring sr, codegen_role role,
         o.gpu = 0;
         o.host = 1;
         o.cache_dir = e->cache_dir;
+        o.progress = e->progress;
         o.semiring = sr;
         o.role = role;
         cky_status st = codegen_compile(e->g, &o, &e->prog_sum[role]);

@@ -19,10 +19,13 @@ typedef struct cpu_engine_options {
     int threads;           /* worker threads (0: one per core) */
     int width;             /* work items per workspace (0: default, 512) */
     const char *cache_dir; /* kernel cache (NULL: $CKY_CACHE, else ~/.cache/cky; "off") */
+    int sum;               /* also the sum-product kernels now (a max-rule parser), not at
+                              their first use */
+    progress_sink progress; /* reports of the kernel compilation (util/progress.h) */
 } cpu_engine_options;
 
-/* Compile (or fetch from the cache) the host kernels of g and set up the workers and
- * workspaces of o. */
+/* Compile (or fetch from the cache) the host kernels of g (the max-plus ones; with o->sum
+ * the sum-product ones too) and set up the workers and workspaces of o. */
 cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *o, cpu_engine **out);
 
 /* Fill charts for n sentences (each with at least one word): out[k] is a new CHART_FLOAT

@@ -15,6 +15,7 @@ struct cpu_engine {
                                      use (cpu_program) */
     sum_rules *rules;          /* the sum-product passes' unary tables, made on first use */
     char *cache_dir;           /* the options' kernel cache, copied (NULL: default) */
+    progress_sink progress;    /* the options' reports of the kernel compilation */
     int threads, width;
     float *left, *right, *parent; /* workspaces: rows x width, inside guard regions */
     size_t ws_size;               /* floats per workspace, guards excluded */

@@ -14,16 +14,24 @@ or raises ParseError with strict=True. Errors raise CkyError with the library's 
 cky.Client("http://127.0.0.1:9000") has the same parse and parse_many, answered by a running
 `cky serve` (cky/client.py, standard library only).
 
+Opening a parser can take long the first time a grammar is used (its kernels are compiled
+into the cache): the steps are logged to the "cky" logger (logging.INFO when one ends,
+DEBUG while kernels compile), or passed to Parser(..., progress=function) as Progress
+tuples.
+
 The work is done by libcky.so (the C library, api/cky.h) through ctypes; the package holds
 its own copy (installed by `pip install ./python` after `make`), else $CKY_LIBRARY or the
 repository's build/libcky.so is used.
 """
+import collections
 import ctypes
+import logging
 import os
+import time
 
 __version__ = "0.1.0"
-__all__ = ["Parser", "Client", "ServiceError", "CkyError", "ParseError", "tokenize",
-           "__version__"]
+__all__ = ["Parser", "Client", "ServiceError", "CkyError", "ParseError", "Progress",
+           "tokenize", "__version__"]
 
 NO_TREE = "(())"
 _OK, _FAILED = 0, 4  # CKY_PARSE_OK, CKY_PARSE_FAILED (api/cky.h)
@@ -35,6 +43,33 @@ class CkyError(Exception):
 
 class ParseError(CkyError):
     """A sentence got no tree (strict mode): empty, too long, or no parse in the grammar."""
+
+
+Progress = collections.namedtuple("Progress", "stage state done total cached seconds")
+Progress.__doc__ = """A report of a long step while a Parser opens.
+
+stage: "grammar" (reading the grammar's files; the cache had no image of them), "image"
+(writing that image into the kernel cache) or "compile" (the kernels: compiled, or loaded
+from the cache); state: "begin", "step" (counts changed) or "end"; done of total kernels,
+cached of them from the cache (0 for the other stages); seconds since the stage began."""
+
+_PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
+                                ctypes.c_long, ctypes.c_long, ctypes.c_long)
+_STATES = ("begin", "step", "end")
+_log = logging.getLogger("cky")
+
+
+def _log_progress(p):
+    """The default progress function: the steps into the "cky" logger."""
+    if p.state == "end" and p.stage == "compile":
+        _log.info("%d kernels ready in %.1f s (%d compiled, %d from the cache)", p.done,
+                  p.seconds, p.done - p.cached, p.cached)
+    elif p.state == "end":
+        _log.info("%s in %.1f s", "read the grammar" if p.stage == "grammar" else
+                  "wrote the grammar's image into the kernel cache", p.seconds)
+    elif p.stage == "compile" and p.state == "step":
+        _log.debug("compiling kernels: %d/%d (%d from the cache), %.1f s", p.done, p.total,
+                   p.cached, p.seconds)
 
 
 def _find_library():
@@ -52,6 +87,9 @@ def _load():
     c_str, c_int, ptr = ctypes.c_char_p, ctypes.c_int, ctypes.c_void_p
     lib.cky_parser_open.argtypes = [c_str, c_str, c_str, c_int, c_int, c_int]
     lib.cky_parser_open.restype = ptr
+    lib.cky_parser_open_progress.argtypes = [c_str, c_str, c_str, c_int, c_int, c_int,
+                                             _PROGRESS_FN, ptr]
+    lib.cky_parser_open_progress.restype = ptr
     lib.cky_parser_engine.argtypes = [ptr]
     lib.cky_parser_engine.restype = c_str
     lib.cky_parser_decoder.argtypes = [ptr]
@@ -110,8 +148,9 @@ def _line(sentence):
     """A sentence as one line for the library: raw text is tokenized, tokens are joined."""
     if isinstance(sentence, str):
         return " ".join(tokenize(sentence)).encode("utf-8")
-    if isinstance(sentence, (bytes, bytearray)):
-        raise TypeError("a sentence is a str (raw text) or a list of str (tokens), not bytes")
+    if isinstance(sentence, (bytes, bytearray)) or not hasattr(sentence, "__iter__"):
+        raise TypeError("a sentence is a str (raw text) or a list of str (tokens), not "
+                        f"{type(sentence).__name__}")
     tokens = list(sentence)
     for t in tokens:
         if not isinstance(t, str):
@@ -125,8 +164,9 @@ def _as_tree(s):
     try:
         from nltk import Tree
     except ImportError as e:
-        raise ImportError("as_tree=True needs NLTK (Debian: apt-get install python3-nltk)") \
-            from e
+        raise ImportError("as_tree=True needs NLTK: `pip install nltk` (in a virtual "
+                          "environment, its own pip), or for the system's Python "
+                          "`apt-get install python3-nltk` (Debian)") from e
     return None if s == NO_TREE else Tree.fromstring(s)
 
 
@@ -142,20 +182,43 @@ class Parser:
     threads: CPU threads (0: one per core); max_length: longest sentence parsed, in words;
     device: the CUDA device of the gpu engine; strict: raise ParseError for a sentence
     without a tree instead of returning "(())".
+    progress: a function called with a Progress for each report of the open's long steps
+    (reading the grammar, compiling its kernels), from the library's threads; None (the
+    default) logs them to the "cky" logger. An exception it raises is raised by Parser().
     """
 
     def __init__(self, grammar, engine="auto", decoder="auto", threads=0, max_length=200,
-                 device=0, strict=False):
+                 device=0, strict=False, progress=None):
         self._h = None
         for name, v in (("threads", threads), ("max_length", max_length), ("device", device)):
             if not isinstance(v, int) or v < 0:
                 raise ValueError(f"{name} must be a whole number >= 0, not {v!r}")
         if max_length < 1:
             raise ValueError("max_length must be at least 1")
-        h = _lib.cky_parser_open(os.fsencode(grammar), _encode(engine), _encode(decoder),
-                                 threads, max_length, device)
+        if progress is not None and not callable(progress):
+            raise TypeError(f"progress must be a function or None, not {progress!r}")
+        report, failed = progress or _log_progress, []
+        began = {}
+
+        def on_progress(ctx, stage, state, done, total, cached):
+            try:
+                stage, now = stage.decode(), time.monotonic()
+                if state == 0:
+                    began[stage] = now
+                seconds = now - began.get(stage, now)
+                report(Progress(stage, _STATES[state], done, total, cached, seconds))
+            except BaseException as e:  # raised below, after the library call
+                failed.append(e)
+
+        callback = _PROGRESS_FN(on_progress)
+        h = _lib.cky_parser_open_progress(os.fsencode(grammar), _encode(engine),
+                                          _encode(decoder), threads, max_length, device,
+                                          callback, None)
         if not h:
             raise _error()
+        if failed:
+            _lib.cky_parser_close(h)
+            raise failed[0]
         self._h = h
         self.engine = _lib.cky_parser_engine(h).decode()
         self.decoder = _lib.cky_parser_decoder(h).decode()

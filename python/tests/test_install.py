@@ -46,3 +46,16 @@ def test_pip_install_offline_and_readme_example(repo, shared, tmp_path):
     where = subprocess.run([python, "-c", "import cky; print(cky.__file__)"], cwd=str(tmp_path),
                            env=env, capture_output=True, text=True, check=True).stdout
     assert where.startswith(str(env_dir)), where  # the installed copy, not the source tree
+
+
+def test_readme_shell_examples_write_only_ignored_files(repo):
+    """The README's runnable shell examples (```sh blocks, run from the repository) write
+    only under build/ (ignored by git) or outside the repository, never an untracked file
+    beside the sources."""
+    with open(os.path.join(repo, "README.md"), encoding="utf-8") as f:
+        blocks = re.findall(r"```sh\n(.*?)```", f.read(), re.S)
+    assert blocks
+    targets = [t for b in blocks for t in re.findall(r"(?:-o|>)\s+(\S+)", b)]
+    assert targets, "no example writes a file: this test checks nothing"
+    bad = [t for t in targets if not t.startswith(("build/", "/", "../"))]
+    assert not bad, f"README examples write into the repository: {bad}"

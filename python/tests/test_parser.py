@@ -1,7 +1,9 @@
 """Tests of the cky package (python/cky) against the cky command: the same trees from raw
 text and tokens, batching that keeps the order, errors with the library's messages."""
+import logging
 import os
 import subprocess
+import sys
 
 import pytest
 
@@ -90,6 +92,11 @@ def test_errors(grammar, tmp_path):
         p.parse(["", "x"])
     with pytest.raises(TypeError):
         p.parse(b"bytes")
+    with pytest.raises(TypeError, match="a str .raw text. or a list of str .tokens., not "
+                                        "NoneType"):
+        p.parse(None)
+    with pytest.raises(cky.CkyError, match="is a directory"):
+        cky.Parser(str(tmp_path))
     with pytest.raises(ValueError):
         list(p.parse_many(["a"], batch_size=0))
     p.close()
@@ -130,3 +137,44 @@ def test_maxrule_as_the_command(repo, grammar):
     assert cky.Parser(grammar, engine="ref", decoder="viterbi").decoder == "viterbi"
     cpu = cky.Parser(grammar, engine="cpu", decoder="maxrule", threads=2)
     assert list(cpu.parse_many(RAW)) == want
+
+
+def test_progress_callback_and_logging(shared, tmp_path, monkeypatch, caplog):
+    """The open's long steps reach a progress function (Progress tuples, in order) or, by
+    default, the "cky" logger; an exception of the function is raised by Parser()."""
+    monkeypatch.setenv("CKY_CACHE", str(tmp_path / "cache"))  # cold: the kernels compile
+    text = os.path.join(shared, "grammars", "sample-sm1", "sample-sm1")
+    seen = []
+    cky.Parser(text, engine="cpu", decoder="viterbi", progress=seen.append)
+    assert all(isinstance(p, cky.Progress) for p in seen)
+    assert seen[0].stage == "grammar" and seen[0].state == "begin"
+    last = seen[-1]
+    assert (last.stage, last.state, last.done, last.total, last.cached) == \
+        ("compile", "end", 4, 4, 0)
+    assert [p.done for p in seen if p.stage == "compile"] == \
+        sorted(p.done for p in seen if p.stage == "compile")
+    assert last.seconds >= 0
+    with caplog.at_level(logging.INFO, logger="cky"):
+        cky.Parser(text, engine="cpu", decoder="viterbi")  # warm: from the cache
+    assert "4 kernels ready in" in caplog.text
+    assert "(0 compiled, 4 from the cache)" in caplog.text
+
+    def stop(p):
+        raise RuntimeError("stop here")
+    with pytest.raises(RuntimeError, match="stop here"):
+        cky.Parser(text, engine="cpu", progress=stop)
+    with pytest.raises(TypeError, match="progress"):
+        cky.Parser(text, engine="cpu", progress=3)
+
+
+def test_as_tree_without_nltk_says_how_to_install_it(grammar, monkeypatch):
+    monkeypatch.setitem(sys.modules, "nltk", None)  # import nltk fails, as where it is missing
+    p = cky.Parser(grammar, engine="ref")
+    with pytest.raises(ImportError, match="pip install nltk.*virtual environment"):
+        p.parse("Stocks fell.", as_tree=True)
+
+
+def test_version_is_the_command_s(repo):
+    out = subprocess.run([os.path.join(repo, "build", "cky"), "--version"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.startswith(f"cky {cky.__version__} (commit "), out

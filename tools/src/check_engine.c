@@ -606,7 +606,7 @@ int main(int argc, char **argv)
     if (grammar_load(o.grammar, &g)) {
         fprintf(stderr, PROG ": %s\n", cky_last_error());
         rc = 1;
-    } else if (cpu_engine_new(g, &(cpu_engine_options){o.threads, 0, NULL}, &e)) {
+    } else if (cpu_engine_new(g, &(cpu_engine_options){.threads = o.threads}, &e)) {
         fprintf(stderr, PROG ": cpu engine for %s: %s\n", o.grammar, cky_last_error());
         rc = 1;
     } else {
