@@ -2,7 +2,6 @@
  * throughput; on the gpu engine also rule evaluations against the GPU's measured peak of
  * each semiring (add+max, sum-product: gpu/gpu.h), per pass, and where the time goes. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,29 +38,17 @@ static const char usage_text[] =
     "this process by the pipeline cky parse runs: read, parse, write): its sentences/s with\n"
     "and without its start-up (grammar, engine, kernels from the cache) beside the pass's.\n"
     "\n"
-    "options:\n"
-    "  -g, --grammar GRAMMAR   a Berkeley .gr file or text-export prefix\n"
-    "  -i, --input FILE        sentences, one per line (plain or gzipped)\n"
-    "      --engine ENGINE     gpu (the default) or cpu (sentences/s only: no peak)\n"
-    "      --decoder DECODER   viterbi or maxrule: that decoder alone (one it cannot run is\n"
-    "                          an error); default both\n"
-    "      --max-length N      only sentences of at most N words (default 40)\n"
-    "      --repeat K          timed passes (default 3); the best is reported\n"
-    "      --device N          CUDA device (default 0; gpu engine)\n"
-    "      --devices LIST|all  several GPUs at once (0,1 or all), as cky parse --devices:\n"
-    "                          the throughput is of all of them; rule evaluations and\n"
-    "                          stage times are summed over the devices\n"
-    "      --threads N         CPU threads of the cpu engine (default: one per core)\n"
-    "      --workspace N       work items per kernel launch (gpu default 131072)\n"
-    "      --json              one JSON object instead of the table (a \"decoders\" entry per\n"
-    "                          row; the first row that ran also at the top level); it adds\n"
-    "                          the speed by sentence length: each bucket of W lengths (1..W,\n"
-    "                          W+1..2W, ...) parsed as a batch of its own, best of K passes,\n"
-    "                          and on the gpu engine its stage times from one more pass with\n"
-    "                          CUDA events\n"
-    "      --bucket-width W    lengths per bucket (default 10; 0: no buckets)\n"
-    "  -q, --quiet             no progress lines on stderr (a wait of over 2 s gets them)\n"
-    "  -h, --help              this help\n";
+    "With --json, one JSON object instead of the table (a \"decoders\" entry per row; the\n"
+    "first row that ran also at the top level), with the speed by sentence length: each\n"
+    "bucket of W lengths (1..W, W+1..2W, ...) parsed as a batch of its own, best of K passes,\n"
+    "and on the gpu engine its stage times from one more pass with CUDA events.\n"
+    "\n";
+
+static const cli_use uses[] = {
+    {CLI_GRAMMAR, NULL}, {CLI_INPUT, NULL}, {CLI_ENGINE, "gpu"}, {CLI_DECODER, "both"},
+    {CLI_MAX_LENGTH, "40"}, {CLI_REPEAT, NULL}, {CLI_DEVICE, NULL}, {CLI_DEVICES, NULL},
+    {CLI_THREADS, NULL}, {CLI_WORKSPACE, NULL}, {CLI_JSON, NULL}, {CLI_BUCKET_WIDTH, NULL},
+    {CLI_QUIET, NULL}, {CLI_HELP, NULL}, {CLI_END, NULL}};
 
 
 /* Engine statistics of a parser, summed over its engines (gpu only; zero for cpu). */
@@ -329,84 +316,33 @@ done:
 
 int cli_bench(int argc, char **argv)
 {
-    enum { OPT_MAXLEN = 256, OPT_REPEAT, OPT_JSON, OPT_DEVICE, OPT_WORKSPACE, OPT_BUCKET,
-           OPT_DEVICES, OPT_ENGINE, OPT_DECODER, OPT_THREADS };
-    static const struct option longs[] = {
-        {"grammar", required_argument, 0, 'g'},        {"input", required_argument, 0, 'i'},
-        {"max-length", required_argument, 0, OPT_MAXLEN},
-        {"repeat", required_argument, 0, OPT_REPEAT}, {"device", required_argument, 0, OPT_DEVICE},
-        {"workspace", required_argument, 0, OPT_WORKSPACE},
-        {"json", no_argument, 0, OPT_JSON},           {"help", no_argument, 0, 'h'},
-        {"bucket-width", required_argument, 0, OPT_BUCKET},
-        {"devices", required_argument, 0, OPT_DEVICES},
-        {"engine", required_argument, 0, OPT_ENGINE},
-        {"decoder", required_argument, 0, OPT_DECODER},
-        {"threads", required_argument, 0, OPT_THREADS},
-        {"quiet", no_argument, 0, 'q'},
-        {0, 0, 0, 0}};
-    const char *gpath = NULL, *input = NULL, *devices = NULL;
-    int maxlen = 40, repeat = 3, json = 0, width = 10, c, rc = 0;
-    int decoder = -1; /* a parser_decoder; -1: all */
-    int device_set = 0, threads_set = 0, quiet = 0;
+    cli_args a;
+    int rc = cli_options_read("bench", uses, 0, argc, argv, &a);
+    if (rc)
+        return rc;
+    if (a.given[CLI_HELP]) {
+        fputs(usage_text, stdout);
+        fputs("options:\n", stdout);
+        cli_options_help(stdout, uses);
+        return 0;
+    }
+    const char *gpath = a.text[CLI_GRAMMAR], *input = a.text[CLI_INPUT];
+    const char *devices = a.text[CLI_DEVICES];
+    int repeat = a.given[CLI_REPEAT] ? a.num[CLI_REPEAT] : 3, json = a.given[CLI_JSON];
+    int width = a.given[CLI_BUCKET_WIDTH] ? a.num[CLI_BUCKET_WIDTH] : 10;
+    int decoder = a.given[CLI_DECODER] ? a.num[CLI_DECODER] : -1; /* -1: every decoder */
+    int device_set = a.given[CLI_DEVICE] || a.given[CLI_DEVICES];
+    int threads_set = a.given[CLI_THREADS], quiet = a.given[CLI_QUIET];
     parser_options popt = parser_default_options();
     popt.engine = PARSER_ENGINE_GPU;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":g:i:hq", longs, NULL)) != -1) {
-        switch (c) {
-        case 'g': gpath = optarg; break;
-        case 'i': input = optarg; break;
-        case OPT_MAXLEN:
-            if (!cli_int(optarg, 1, 100000, &maxlen))
-                return cli_usage_error("bench", "--max-length takes a number from 1 to 100000");
-            break;
-        case OPT_REPEAT:
-            if (!cli_int(optarg, 1, 1000000, &repeat))
-                return cli_usage_error("bench", "--repeat takes a positive number");
-            break;
-        case OPT_DEVICE:
-            device_set = 1;
-            if (!cli_int(optarg, 0, 1024, &popt.device))
-                return cli_usage_error("bench", "--device takes a device number (0, 1, ...)");
-            break;
-        case OPT_WORKSPACE:
-            if (!cli_int(optarg, 1, 1 << 26, &popt.workspace))
-                return cli_usage_error("bench", "--workspace takes a number from 1 to %d",
-                                       1 << 26);
-            break;
-        case OPT_DEVICES:
-            device_set = 1;
-            if ((rc = multi_read_devices("bench", optarg, &popt)))
-                return rc;
-            devices = optarg;
-            break;
-        case OPT_THREADS:
-            threads_set = 1;
-            if (!cli_int(optarg, 1, 4096, &popt.threads))
-                return cli_usage_error("bench", "--threads takes a number from 1 to 4096");
-            break;
-        case OPT_ENGINE:
-            if (!parser_engine_find(optarg, &popt.engine) || popt.engine == PARSER_ENGINE_REF)
-                return cli_usage_error("bench", "unknown engine '%s' (known: gpu, cpu)", optarg);
-            break;
-        case OPT_DECODER:
-            parser_decoder id;
-            if (!parser_decoder_find(optarg, &id))
-                return cli_usage_error("bench", "unknown decoder '%s' (known: %s)", optarg,
-                                       parser_decoder_names());
-            decoder = (int)id;
-            break;
-        case OPT_JSON: json = 1; break;
-        case 'q': quiet = 1; break;
-        case OPT_BUCKET:
-            if (!cli_int(optarg, 0, 100000, &width))
-                return cli_usage_error("bench", "--bucket-width takes a number from 0 to 100000");
-            break;
-        case 'h': fputs(usage_text, stdout); return 0;
-        case ':': return cli_usage_error("bench", "option %s needs a value", argv[optind - 1]);
-        default: return cli_usage_error("bench", "unknown option %s", argv[optind - 1]);
-        }
-    }
+    popt.max_length = 40;
+    rc = cli_args_parser("bench", &a, &popt);
+    cli_args_free(&a);
+    if (rc)
+        return rc;
+    if (popt.engine == PARSER_ENGINE_REF)
+        return cli_usage_error("bench", "--engine ref: the bench runs the gpu or cpu engine");
+    int maxlen = popt.max_length;
     if (!gpath || !input)
         return cli_usage_error("bench", "give a grammar (-g) and an input file (-i)");
     int gpu = popt.engine == PARSER_ENGINE_GPU;
@@ -414,7 +350,6 @@ int cli_bench(int argc, char **argv)
         return cli_usage_error("bench", "--device and --devices are for the gpu engine");
     if (gpu && threads_set)
         return cli_usage_error("bench", "--threads is for the cpu engine");
-    popt.max_length = maxlen;
     if (gpu && cli_tune("bench", &popt.tune))
         return 1;
     sentence_list in = {0};

@@ -4,7 +4,10 @@
 #ifndef CKY_CLI_H
 #define CKY_CLI_H
 
+#include <stdio.h>
+
 #include "../parser/parser.h"
+#include "options.h"
 #include "pipeline.h"
 
 int cli_parse(int argc, char **argv);   /* cky parse   (cli/parse.c) */
@@ -21,8 +24,9 @@ int cli_serve(int argc, char **argv);   /* cky serve   (cli/serve.c) */
 #define CKY_VERSION "0.1.0"
 int cli_version(void);
 
-/* The text of `cky parse --help` (cli/parse_help.c). */
-extern const char cli_parse_help[];
+/* `cky parse --help` (cli/parse_help.c), and the options cky parse takes (cli/options.h). */
+void cli_parse_usage(FILE *f);
+extern const cli_use cli_parse_options[];
 
 /* What a run of cky parse took (cli_parse_timed), for cky bench's end-to-end figure. */
 typedef struct cli_parse_timing {

@@ -1,6 +1,5 @@
 /* cky compile: compile a grammar's kernels into the cache (by default every program a run of
  * the grammar uses, for the gpu or the cpu engine) and report the partition. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,14 @@
 #include "cli.h"
 #include "guard.h"
 #include "progress.h"
+
+static const cli_use uses[] = {
+    {CLI_GRAMMAR, NULL}, {CLI_ENGINE, "gpu: cubins; cpu: the cpu engine's host objects, as "
+                                      "--no-gpu-code --host"},
+    {CLI_SHAPE, NULL}, {CLI_LIVE_LIMIT, NULL}, {CLI_ARCH, NULL}, {CLI_NO_GPU_CODE, NULL},
+    {CLI_HOST_BUILD, NULL}, {CLI_DUMP_CU, NULL}, {CLI_SEMIRING, NULL}, {CLI_ROLE, NULL},
+    {CLI_CACHE, NULL}, {CLI_THREADS, NULL}, {CLI_FAMILY, NULL}, {CLI_REPORT, NULL},
+    {CLI_JSON, NULL}, {CLI_WARM, NULL}, {CLI_QUIET, NULL}, {CLI_HELP, NULL}, {CLI_END, NULL}};
 
 static void compile_usage(FILE *f)
 {
@@ -23,42 +30,9 @@ static void compile_usage(FILE *f)
         "the layout of max-rule's workspaces) and max-rule's sum-product kernels for the\n"
         "inside pass and turned for each child of the outside pass; the report is the\n"
         "max-plus program's, then a line per program. --semiring or --role compiles that one.\n\n"
-        "options:\n"
-        "  -g, --grammar GRAMMAR  native .gr file or text-export prefix (required)\n"
-        "  --engine ENGINE        gpu (the default): cubins for the gpu engine; cpu: host\n"
-        "                         objects for the cpu engine (as --no-gpu-code --host)\n"
-        "  --shape [FAM=]SHAPE    cube shape MAJOR[/MINOR], each PxLxR (e.g. 6x2x2/2x2x2;\n"
-        "                         minor defaults to 2x2x2); FAM= (XX, XT, TX, TT) limits it to\n"
-        "                         one family; repeatable. Default: automatic, code blocks of\n"
-        "                         about 1,800 rules\n"
-        "  --live-limit N         most values a code block keeps live: parents are grouped\n"
-        "                         and rows reloaded to stay within it (default 48)\n"
-        "  --arch ARCH            GPU architecture for NVRTC (default: the first GPU's here,\n"
-        "                         else sm_90)\n"
-        "  --no-gpu-code          skip NVRTC (partition and, with --host, the host build only)\n"
-        "  --host                 also build the host (.so) version of every kernel and load it\n"
-        "  --dump-cu DIR          write every kernel's source to DIR/NAME.cu\n"
-        "  --semiring SR          only this program: max-plus (Viterbi) or sum-product\n"
-        "                         (max-rule's inside and outside scores): the same partition\n"
-        "                         either way, but for XX's automatic minor cubes (sum-product:\n"
-        "                         4x1x2)\n"
-        "  --role ROLE            only this program: parent (the inside pass), left or right (the\n"
-        "                         family turned towards that child and partitioned: the\n"
-        "                         outside pass's kernels, with --semiring sum-product; a\n"
-        "                         --shape then names the child's axis first)\n"
-        "  --cache DIR            cache folder (default $CKY_CACHE, else ~/.cache/cky),\n"
-        "                         the grammar's image too; 'off' (or CKY_CACHE=off)\n"
-        "                         compiles without a cache\n"
-        "  --threads N            parallel compilations (default: number of cores)\n"
-        "  --family FAM[,FAM..]   compile only these families (the others are partitioned\n"
-        "                         and reported without registers)\n"
-        "  --report               print the partition report (the default output)\n"
-        "  --json                 print the report as one JSON object instead\n"
-        "  --warm                 compile a second time and report that warm start's time too\n"
-        "                         (partition and compile, the grammar already loaded)\n"
-        "  -q, --quiet            no progress lines on stderr (a wait of over 2 s gets them:\n"
-        "                         kernels done of all, time, an estimate of the time left)\n"
-        "  -h, --help             this text\n\n"
+        "options:\n");
+    cli_options_help(f, uses);
+    fprintf(f, "\n"
         "The report gives per family: rules, kernels, code blocks, rules per block\n"
         "(min/mean/max), distinct rows per block, row loads per work item (all blocks of the\n"
         "family, rows reloaded under the live budget counted again) and the reload rate (mean\n"
@@ -325,95 +299,46 @@ static int apply_families(codegen_options *o, const char *arg)
 
 int cli_compile(int argc, char **argv)
 {
-    enum { OPT_SHAPE = 256, OPT_ARCH, OPT_NOGPU, OPT_HOST, OPT_DUMP, OPT_CACHE, OPT_THREADS,
-           OPT_REPORT, OPT_JSON, OPT_WARM, OPT_FAMILY, OPT_LIVE, OPT_SEMIRING, OPT_ROLE,
-           OPT_ENGINE };
-    static const struct option longopts[] = {
-        {"grammar", required_argument, NULL, 'g'}, {"shape", required_argument, NULL, OPT_SHAPE},
-        {"arch", required_argument, NULL, OPT_ARCH}, {"no-gpu-code", no_argument, NULL, OPT_NOGPU},
-        {"host", no_argument, NULL, OPT_HOST}, {"dump-cu", required_argument, NULL, OPT_DUMP},
-        {"cache", required_argument, NULL, OPT_CACHE},
-        {"threads", required_argument, NULL, OPT_THREADS},
-        {"report", no_argument, NULL, OPT_REPORT}, {"json", no_argument, NULL, OPT_JSON},
-        {"warm", no_argument, NULL, OPT_WARM}, {"family", required_argument, NULL, OPT_FAMILY},
-        {"live-limit", required_argument, NULL, OPT_LIVE}, {"help", no_argument, NULL, 'h'},
-        {"semiring", required_argument, NULL, OPT_SEMIRING},
-        {"role", required_argument, NULL, OPT_ROLE},
-        {"quiet", no_argument, NULL, 'q'},
-        {"engine", required_argument, NULL, OPT_ENGINE},
-        {NULL, 0, NULL, 0}};
+    cli_args a;
+    int rc = cli_options_read("compile", uses, 0, argc, argv, &a);
+    if (rc)
+        return rc;
+    if (a.given[CLI_HELP]) {
+        cli_args_free(&a);
+        compile_usage(stdout);
+        return 0;
+    }
     codegen_options o;
     codegen_options_default(&o);
-    const char *gpath = NULL;
-    int json = 0, warm = 0, quiet = 0, live_limit = 0, one_program = 0, c, rc;
+    const char *gpath = a.text[CLI_GRAMMAR];
+    int json = a.given[CLI_JSON], warm = a.given[CLI_WARM], quiet = a.given[CLI_QUIET];
+    int live_limit = a.given[CLI_LIVE_LIMIT] ? a.num[CLI_LIVE_LIMIT] : 0;
+    int one_program = a.given[CLI_SEMIRING] || a.given[CLI_ROLE];
     char arch[16];
-    o.arch = NULL; /* the engine's, below, unless --arch */
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "g:hq", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'g': gpath = optarg; break;
-        case OPT_SHAPE:
-            if ((rc = apply_shape(&o, optarg)))
-                return rc;
-            break;
-        case OPT_ARCH: o.arch = optarg; break;
-        case OPT_NOGPU: o.gpu = 0; break;
-        case OPT_HOST: o.host = 1; break;
-        case OPT_DUMP: o.dump_dir = optarg; break;
-        case OPT_CACHE: o.cache_dir = optarg; break;
-        case OPT_THREADS:
-            if (!cli_int(optarg, 1, 1024, &o.threads))
-                return cli_usage_error("compile", "--threads wants a number from 1 to 1024");
-            break;
-        case OPT_ENGINE:
-            if (!strcmp(optarg, "cpu")) {
-                o.gpu = 0;
-                o.host = 1;
-            } else if (strcmp(optarg, "gpu")) {
-                return cli_usage_error("compile", "--engine: '%s' is neither gpu nor cpu",
-                                       optarg);
-            }
-            break;
-        case OPT_SEMIRING:
-            one_program = 1;
-            if (!strcmp(optarg, "max-plus"))
-                o.semiring = CODEGEN_SEMIRING_MAX_PLUS;
-            else if (!strcmp(optarg, "sum-product"))
-                o.semiring = CODEGEN_SEMIRING_SUM_PRODUCT;
-            else
-                return cli_usage_error("compile", "--semiring: '%s' is neither max-plus nor "
-                                       "sum-product", optarg);
-            break;
-        case OPT_ROLE:
-            one_program = 1;
-            if (!strcmp(optarg, "parent"))
-                o.role = CODEGEN_ROLE_PARENT;
-            else if (!strcmp(optarg, "left"))
-                o.role = CODEGEN_ROLE_LEFT;
-            else if (!strcmp(optarg, "right"))
-                o.role = CODEGEN_ROLE_RIGHT;
-            else
-                return cli_usage_error("compile", "--role: '%s' is not parent, left or right",
-                                       optarg);
-            break;
-        case OPT_REPORT: break;
-        case OPT_JSON: json = 1; break;
-        case OPT_WARM: warm = 1; break;
-        case 'q': quiet = 1; break;
-        case OPT_LIVE:
-            if (!cli_int(optarg, 1, 255, &live_limit))
-                return cli_usage_error("compile", "--live-limit wants a number from 1 to 255");
-            break;
-        case OPT_FAMILY:
-            if ((rc = apply_families(&o, optarg)))
-                return rc;
-            break;
-        case 'h': compile_usage(stdout); return 0;
-        default: return cli_usage_error("compile", "bad option");
-        }
+    o.arch = a.text[CLI_ARCH]; /* NULL: the engine's, below */
+    o.gpu = !a.given[CLI_NO_GPU_CODE];
+    o.host = a.given[CLI_HOST_BUILD];
+    o.dump_dir = a.text[CLI_DUMP_CU];
+    o.cache_dir = a.text[CLI_CACHE];
+    if (a.given[CLI_THREADS])
+        o.threads = a.num[CLI_THREADS];
+    if (a.given[CLI_SEMIRING])
+        o.semiring = (codegen_semiring)a.num[CLI_SEMIRING];
+    if (a.given[CLI_ROLE])
+        o.role = (codegen_role)a.num[CLI_ROLE];
+    if (a.given[CLI_ENGINE] && a.num[CLI_ENGINE] == PARSER_ENGINE_CPU) {
+        o.gpu = 0;
+        o.host = 1;
+    } else if (a.given[CLI_ENGINE] && a.num[CLI_ENGINE] != PARSER_ENGINE_GPU) {
+        rc = cli_usage_error("compile", "--engine ref compiles nothing: give gpu or cpu");
     }
-    if (optind < argc)
-        return cli_usage_error("compile", "unexpected argument '%s'", argv[optind]);
+    for (int k = 0; k < a.nitems[CLI_SHAPE] && !rc; k++)
+        rc = apply_shape(&o, a.items[CLI_SHAPE][k]);
+    if (!rc && a.given[CLI_FAMILY])
+        rc = apply_families(&o, a.text[CLI_FAMILY]);
+    cli_args_free(&a);
+    if (rc)
+        return rc;
     if (!gpath)
         return cli_usage_error("compile", "-g GRAMMAR is required");
     parser_tune tune = {0};

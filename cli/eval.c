@@ -10,6 +10,9 @@
 #include "../util/io.h"
 #include "cli.h"
 
+static const cli_use uses[] = {{CLI_CUTOFF, NULL}, {CLI_ERRORS, NULL}, {CLI_SENTENCES, NULL},
+                               {CLI_VERBOSE, NULL}, {CLI_HELP, NULL}, {CLI_END, NULL}};
+
 static void eval_usage(FILE *f)
 {
     fputs("usage: cky eval [OPTIONS] GOLD TEST\n"
@@ -22,13 +25,10 @@ static void eval_usage(FILE *f)
           "tree per line, so its k-th tree counts as line k. Files may be gzipped; '-' is\n"
           "stdin.\n"
           "\n"
-          "options:\n"
-          "  -c N            cut-off length of the second summary section (default 40)\n"
-          "  -e N            stop with status 1 at the (N+2)-th error message (default 10)\n"
-          "  -s, --sentences print EVALB's whole output: the per-sentence table, the totals\n"
-          "                  line and the summary (default: the summary only)\n"
-          "  -v              the same as --sentences\n"
-          "  -h, --help      show this help\n"
+          "options:\n",
+          f);
+    cli_options_help(f, uses);
+    fputs(
           "\n"
           "exit status: 0 scored; 1 stopped by the error limit or a file could not be read;\n"
           "2 usage error.\n",
@@ -62,29 +62,25 @@ static int scored_trees(const char *path)
 int cli_eval(int argc, char **argv)
 {
     evalb_params p = evalb_params_default();
-    const char *files[2];
-    int nfiles = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            eval_usage(stdout);
-            return 0;
-        } else if (!strcmp(a, "-s") || !strcmp(a, "--sentences") || !strcmp(a, "-v")) {
-            p.sentences = 1;
-        } else if (!strcmp(a, "-c") || !strcmp(a, "-e")) {
-            int *v = a[1] == 'c' ? &p.cutoff_len : &p.max_error;
-            if (i + 1 >= argc)
-                return cli_usage_error("eval", "%s needs a number", a);
-            if (!cli_int(argv[++i], INT_MIN, INT_MAX, v))
-                return cli_usage_error("eval", "%s: not a number: '%s'", a, argv[i]);
-        } else if (a[0] == '-' && a[1]) {
-            return cli_usage_error("eval", "unknown option '%s'", a);
-        } else if (nfiles == 2) {
-            return cli_usage_error("eval", "too many files: '%s'", a);
-        } else {
-            files[nfiles++] = a;
-        }
+    cli_args a;
+    int rc = cli_options_read("eval", uses, 1, argc, argv, &a);
+    if (rc)
+        return rc;
+    if (a.given[CLI_HELP]) {
+        cli_args_free(&a);
+        eval_usage(stdout);
+        return 0;
     }
+    p.sentences = a.given[CLI_SENTENCES] || a.given[CLI_VERBOSE];
+    if (a.given[CLI_CUTOFF])
+        p.cutoff_len = a.num[CLI_CUTOFF];
+    if (a.given[CLI_ERRORS])
+        p.max_error = a.num[CLI_ERRORS];
+    int nfiles = a.nargs;
+    const char *files[2] = {nfiles > 0 ? a.args[0] : NULL, nfiles > 1 ? a.args[1] : NULL};
+    cli_args_free(&a);
+    if (nfiles > 2)
+        return cli_usage_error("eval", "too many files: give GOLD and TEST");
     if (nfiles != 2)
         return cli_usage_error("eval", "needs GOLD and TEST files");
     if (scored_trees(files[0]) || scored_trees(files[1]))

@@ -16,6 +16,12 @@
 
 static const char *const CMD = "lexicon";
 
+static const cli_use uses[] = {
+    {CLI_GRAMMAR, "none; a native .gr grammar: the text export has no raw lexicon counts and "
+                  "is refused"},
+    {CLI_INPUT, NULL}, {CLI_OUTPUT, NULL}, {CLI_PRUNED, NULL}, {CLI_QUIET, NULL},
+    {CLI_HELP, NULL}, {CLI_END, NULL}};
+
 static void lexicon_usage(FILE *f)
 {
     fprintf(f,
@@ -29,16 +35,9 @@ static void lexicon_usage(FILE *f)
             "shortest decimal that reads back as the same double. By default the word-tag\n"
             "counts are scored as the .gr file stores them, like the reference tables in\n"
             "../shared/reference/lexicon.\n\n"
-            "options:\n"
-            "  -g, --grammar GRAMMAR  a native Berkeley .gr grammar (the text export has no raw\n"
-            "                         lexicon counts and is refused)\n"
-            "  -i, --input FILE       sentences, optionally gzipped (default: stdin)\n"
-            "  -o, --output FILE      where to write the table (default: stdout)\n"
-            "      --pruned           apply the parser's load-time pruning first (word-tag\n"
-            "                         counts below 1e-10 read as 0): the values whose logs\n"
-            "                         `cky parse` uses\n"
-            "  -q, --quiet            no progress line on stderr while the grammar is read\n"
-            "  -h, --help             show this help\n");
+            "options:\n");
+    cli_options_help(f, uses);
+
 }
 
 /* ---- a set of (word, first-word-or-not) keys ---------------------------------------------- */
@@ -184,35 +183,22 @@ static cky_status print_scores(const grammar *g, int pruned, io_lines *in, FILE 
 
 int cli_lexicon(int argc, char **argv)
 {
-    const char *grammar_path = NULL, *input = "-", *output = NULL;
-    int pruned = 0, quiet = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            lexicon_usage(stdout);
-            return 0;
-        }
-        if (!strcmp(a, "--pruned")) {
-            pruned = 1;
-            continue;
-        }
-        if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
-            continue;
-        }
-        const char **dst = !strcmp(a, "-g") || !strcmp(a, "--grammar") ? &grammar_path
-                           : !strcmp(a, "-i") || !strcmp(a, "--input")  ? &input
-                           : !strcmp(a, "-o") || !strcmp(a, "--output") ? &output
-                                                                        : NULL;
-        if (!dst)
-            return cli_usage_error(CMD, "unknown option '%s'", a);
-        if (i + 1 >= argc)
-            return cli_usage_error(CMD, "option %s needs a value", a);
-        *dst = argv[++i];
+    cli_args a;
+    int rc = cli_options_read(CMD, uses, 0, argc, argv, &a);
+    if (rc)
+        return rc;
+    if (a.given[CLI_HELP]) {
+        cli_args_free(&a);
+        lexicon_usage(stdout);
+        return 0;
     }
+    const char *grammar_path = a.text[CLI_GRAMMAR], *output = a.text[CLI_OUTPUT];
+    const char *input = a.given[CLI_INPUT] ? a.text[CLI_INPUT] : "-";
+    int pruned = a.given[CLI_PRUNED], quiet = a.given[CLI_QUIET];
+    cli_args_free(&a);
     if (!grammar_path)
         return cli_usage_error(CMD, "no grammar given (-g GRAMMAR)");
-    int rc = guard_check_paths(CMD, grammar_path, NULL, 0, NULL, 0);
+    rc = guard_check_paths(CMD, grammar_path, NULL, 0, NULL, 0);
     if (rc)
         return rc;
 

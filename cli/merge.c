@@ -1,6 +1,5 @@
 /* cky merge: the outputs of `cky parse --shard K/N` (K = 1..N) back into input order, checked
  * against their manifests (multi.h) to be the whole set of shards of one input. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +24,14 @@ static const char usage_text[] =
     "checked (each shard has as many lines as the next or one more, the first as many as the\n"
     "last or one more; no file given twice), with a warning.\n"
     "\n"
-    "options:\n"
-    "  -o, --output FILE       where the lines go (default: stdout); gzip-compressed if FILE\n"
-    "                          ends in .gz; written whole or not at all, as by cky parse\n"
-    "  -h, --help              this help\n"
+    "options:\n";
+
+static const char outro[] =
     "\n"
     "exit status: 0 merged; 1 a file could not be read or written, or the shards are not the\n"
     "whole set of one input (or their line counts cannot be); 2 usage error.\n";
+
+static const cli_use uses[] = {{CLI_OUTPUT, NULL}, {CLI_HELP, NULL}, {CLI_END, NULL}};
 
 /* The number of lines of each file into count[]. Returns 0 or 1 after a message. */
 static int count_lines(char **paths, int n, long *count)
@@ -197,25 +197,23 @@ static int interleave(char **paths, int n, const long *count, FILE *out)
 
 int cli_merge(int argc, char **argv)
 {
-    static const struct option longs[] = {{"output", required_argument, 0, 'o'},
-                                          {"help", no_argument, 0, 'h'},
-                                          {0, 0, 0, 0}};
-    const char *path = "-";
-    int c;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
-        switch (c) {
-        case 'o': path = optarg; break;
-        case 'h': fputs(usage_text, stdout); return 0;
-        case ':': return cli_usage_error("merge", "option %s needs a value", argv[optind - 1]);
-        default: return cli_usage_error("merge", "unknown option %s", argv[optind - 1]);
-        }
+    cli_args a;
+    int rc = cli_options_read("merge", uses, 1, argc, argv, &a);
+    if (rc)
+        return rc;
+    if (a.given[CLI_HELP]) {
+        cli_args_free(&a);
+        fputs(usage_text, stdout);
+        cli_options_help(stdout, uses);
+        fputs(outro, stdout);
+        return 0;
     }
-    int n = argc - optind;
+    const char *path = a.given[CLI_OUTPUT] ? a.text[CLI_OUTPUT] : "-";
+    int n = a.nargs;
+    char **paths = a.args; /* into argv */
+    cli_args_free(&a);
     if (n < 1)
         return cli_usage_error("merge", "no shard outputs given");
-    char **paths = argv + optind;
     for (int k = 0; k < n; k++) {
         if (!strcmp(paths[k], "-"))
             return cli_usage_error("merge", "shards are files (read twice), not stdin");
@@ -226,7 +224,7 @@ int cli_merge(int argc, char **argv)
     if (!count)
         return cli_error("merge", "out of memory");
     output *out = NULL;
-    int rc = count_lines(paths, n, count);
+    rc = count_lines(paths, n, count);
     if (!rc && (rc = check_manifests(paths, n, count)) < 0)
         rc = check_without_manifests(paths, n, count);
     if (!rc && output_open(path, &out))

@@ -434,7 +434,7 @@ done:
     free(rn.test_all);
     parser_free(rn.p);
     grammar_free(g);
-    free(o.treebanks);
+    cli_args_free(&o.args);
     cli_progress_stop();
     guard_signals_restore();
     return rc;

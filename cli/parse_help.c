@@ -1,7 +1,8 @@
-/* The text of `cky parse --help` (declared in cli.h). */
+/* `cky parse --help` (declared in cli.h): its text around the option table's lines. */
 #include "cli.h"
+#include "options.h"
 
-const char cli_parse_help[] =
+static const char intro[] =
     "usage: cky parse -g GRAMMAR [-i FILE] [-o FILE] [OPTIONS]\n"
     "       cky parse -g GRAMMAR --treebank FILE.mrg [--gold-out FILE] [--eval] [OPTIONS]\n"
     "\n"
@@ -22,68 +23,9 @@ const char cli_parse_help[] =
     "The input is read (and tokenized) on one host thread and the trees are written on\n"
     "another while the engine parses the batch between them: memory stays bounded however\n"
     "long the input is (a few batches: 8192 sentences each on the gpu engine, 256 on cpu).\n"
-    "\n"
-    "options:\n"
-    "  -g, --grammar GRAMMAR   a Berkeley .gr file, or the prefix of a text export\n"
-    "                          (PREFIX.grammar[.gz], PREFIX.lexicon[.gz], PREFIX.words[.gz])\n"
-    "  -i, --input FILE        sentences, one per line, plain or gzipped (default: stdin)\n"
-    "  -o, --output FILE       where the trees go (default: stdout); gzip-compressed if FILE\n"
-    "                          ends in .gz. Written to a temporary file beside FILE and renamed\n"
-    "                          onto it only when the run succeeds (exit status 0 or 3): a\n"
-    "                          failed or interrupted run leaves FILE as it was. FILE may not be\n"
-    "                          an input or a grammar file, nor a file you may not write.\n"
-    "                          Symbolic links are followed (the links stay); a FILE with other\n"
-    "                          hard links or another owner is rewritten in place at the end,\n"
-    "                          keeping them, as a shell's > would\n"
-    "      --tokenize          the input is raw text, one sentence per line: tokenize it as\n"
-    "                          the Penn Treebank is (`` '' quotes, n't 's splits, -LRB-,\n"
-    "                          the final period, ...) before parsing\n"
-    "      --decoder DECODER   maxrule: the tree that maximizes the product of its rules'\n"
-    "                          posteriors, the Berkeley parser's default and ours with a\n"
-    "                          native .gr grammar (exact; with a text export, whose unary\n"
-    "                          closure is the Viterbi one, approximate: a note on stderr says\n"
-    "                          so); viterbi: the best derivation, the default with a text\n"
-    "                          export or --backtrace. Every engine runs both.\n"
-    "      --score             viterbi: prefix each tree with the root log score of the best\n"
-    "                          parse and a tab (-inf when there is no parse); maxrule: with\n"
-    "                          log P(sentence), a tab, the tree's max-rule score and a tab\n"
-    "      --engine ENGINE     gpu: the generated float32 kernels on the GPU (the default\n"
-    "                          where there is one); cpu: the same kernels on CPU threads\n"
-    "                          (the default without a GPU; bit-identical charts and trees;\n"
-    "                          needs a C compiler, cc or $CC, the first time a grammar is\n"
-    "                          used); ref: the exact double-precision reference (Berkeley's\n"
-    "                          arithmetic; needs no compiler)\n"
-    "      --device N          CUDA device of the gpu engine (default 0; gpu engine only)\n"
-    "      --devices LIST|all  several GPUs at once (0,1 or all): one gpu engine per device,\n"
-    "                          each on its own thread, fed batches from one queue; the same\n"
-    "                          output as one GPU. A device that fails is named on stderr and\n"
-    "                          the others parse its sentences (exit status 0). A device named\n"
-    "                          twice (0,0) runs two engines, overlapping their host work\n"
-    "      --engines N         N cpu (or ref) engines at once, as --devices does for GPUs,\n"
-    "                          sharing --threads\n"
-    "      --shard K/N         parse only input lines (or trees) K, K+N, K+2N, ... (1 <= K <=\n"
-    "                          N); messages name the real input line. N runs, one per shard,\n"
-    "                          cover the input; `cky merge` puts their outputs back in order.\n"
-    "                          With -o FILE, FILE.shard is its manifest (K, N, its lines, the\n"
-    "                          input's lines and hash), by which cky merge checks the set\n"
-    "      --workspace N       work items per kernel launch (default: gpu 131072, cpu 512;\n"
-    "                          not the ref engine); changes speed and memory, never results\n"
-    "      --backtrace MODE    exact: the true argmax with cky's tie-break (default);\n"
-    "                          berkeley: the Berkeley parser's own back-trace (first derivation\n"
-    "                          within relative 1e-5), to match its trees\n"
-    "      --max-length N      longest sentence parsed, in words (default 200)\n"
-    "      --threads N         CPU threads (default: one per core): the ref engine's sentences,\n"
-    "                          the cpu engine's generated kernels (its gather, unary and\n"
-    "                          back-trace steps run on one thread); not the gpu engine\n"
-    "      --treebank FILE     parse the words of the trees of a Penn Treebank file (.mrg,\n"
-    "                          multi-line or one tree per line, plain or gzipped) instead of\n"
-    "                          sentences; may be given several times\n"
-    "      --gold-out FILE     with --treebank: write the normalized gold trees, one per line\n"
-    "                          (whole or not at all, as -o)\n"
-    "      --eval              with --treebank: print the EVALB summary (COLLINS.prm) of the\n"
-    "                          parses against the gold trees (on stdout with -o, else stderr)\n"
-    "  -q, --quiet             no progress lines on stderr (see below)\n"
-    "  -h, --help              this help\n"
+    "\n";
+
+static const char outro[] =
     "\n"
     "A wait of over 2 seconds gets a progress line on stderr (reading the grammar, writing its\n"
     "image into the cache, compiling kernels: kernels done of all, time, an estimate of the\n"
@@ -101,3 +43,19 @@ const char cli_parse_help[] =
     "error; 3 some sentences hit an internal error (their lines are (()), each named on\n"
     "stderr); 128+N stopped by signal N (130 SIGINT, 143 SIGTERM; 141: the trees' reader went\n"
     "away).\n";
+
+const cli_use cli_parse_options[] = {
+    {CLI_GRAMMAR, NULL}, {CLI_INPUT, NULL}, {CLI_OUTPUT, NULL}, {CLI_TOKENIZE, NULL},
+    {CLI_DECODER, NULL}, {CLI_SCORE, NULL}, {CLI_ENGINE, NULL}, {CLI_DEVICE, NULL},
+    {CLI_DEVICES, NULL}, {CLI_ENGINES, NULL}, {CLI_SHARD, NULL}, {CLI_WORKSPACE, NULL},
+    {CLI_BACKTRACE, NULL}, {CLI_MAX_LENGTH, NULL}, {CLI_THREADS, NULL}, {CLI_TREEBANK, NULL},
+    {CLI_GOLD_OUT, NULL}, {CLI_EVAL, NULL}, {CLI_QUIET, NULL}, {CLI_HELP, NULL},
+    {CLI_FAIL_ENGINE, NULL}, {CLI_PIPELINE_STATS, NULL}, {CLI_END, NULL}};
+
+void cli_parse_usage(FILE *f)
+{
+    fputs(intro, f);
+    fputs("options:\n", f);
+    cli_options_help(f, cli_parse_options);
+    fputs(outro, f);
+}

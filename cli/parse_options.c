@@ -1,7 +1,6 @@
 /* parse_options: the command line of cky parse (parse_options.h). */
 #include "parse_options.h"
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,158 +8,53 @@
 #include "cli.h"
 #include "guard.h"
 #include "multi.h"
-
-/* *slot = value for option `opt`, given once: a second one is a usage error (it would
- * silently win). Returns 0 or the exit status. */
-static int set_once(const char **slot, const char *opt, const char *value)
-{
-    if (*slot)
-        return cli_usage_error("parse", "%s given twice ('%s' and '%s'): give it once", opt,
-                               *slot, value);
-    *slot = value;
-    return 0;
-}
+#include "options.h"
 
 static int read_command_line(int argc, char **argv, parse_options *o)
 {
-    enum { OPT_SCORE = 256, OPT_ENGINE, OPT_BACKTRACE, OPT_MAXLEN, OPT_THREADS, OPT_TREEBANK,
-           OPT_GOLD, OPT_EVAL, OPT_DEVICE, OPT_WORKSPACE, OPT_TOKENIZE, OPT_DECODER,
-           OPT_DEVICES, OPT_ENGINES, OPT_SHARD, OPT_FAIL, OPT_STATS };
-    static const struct option longs[] = {
-        {"grammar", required_argument, 0, 'g'},   {"input", required_argument, 0, 'i'},
-        {"output", required_argument, 0, 'o'},    {"score", no_argument, 0, OPT_SCORE},
-        {"engine", required_argument, 0, OPT_ENGINE},
-        {"decoder", required_argument, 0, OPT_DECODER},
-        {"device", required_argument, 0, OPT_DEVICE},
-        {"workspace", required_argument, 0, OPT_WORKSPACE},
-        {"backtrace", required_argument, 0, OPT_BACKTRACE},
-        {"max-length", required_argument, 0, OPT_MAXLEN},
-        {"threads", required_argument, 0, OPT_THREADS},
-        {"treebank", required_argument, 0, OPT_TREEBANK},
-        {"gold-out", required_argument, 0, OPT_GOLD},
-        {"eval", no_argument, 0, OPT_EVAL},       {"help", no_argument, 0, 'h'},
-        {"tokenize", no_argument, 0, OPT_TOKENIZE},
-        {"devices", required_argument, 0, OPT_DEVICES},
-        {"engines", required_argument, 0, OPT_ENGINES},
-        {"shard", required_argument, 0, OPT_SHARD},
-        {"fail-engine", required_argument, 0, OPT_FAIL}, /* test hook, not in the help */
-        {"pipeline-stats", no_argument, 0, OPT_STATS},   /* test hook, not in the help */
-        {"quiet", no_argument, 0, 'q'},
-        {0, 0, 0, 0}};
     memset(o, 0, sizeof *o);
     o->popt = parser_default_options();
-    o->popt.engine = (parser_engine)-1; /* chosen after the options: gpu if there is one */
-    o->treebanks = calloc((size_t)argc, sizeof *o->treebanks);
-    if (!o->treebanks)
-        return cli_error("parse", "out of memory");
-    int c, rc;
-    optind = 1;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, ":g:i:o:hq", longs, NULL)) != -1) {
-        switch (c) {
-        case 'g':
-            if ((rc = set_once(&o->grammar, "-g", optarg)))
-                return rc;
-            break;
-        case 'i':
-            if ((rc = set_once(&o->input, "-i", optarg)))
-                return rc;
-            break;
-        case 'o':
-            if ((rc = set_once(&o->output, "-o", optarg)))
-                return rc;
-            break;
-        case OPT_SCORE: o->score = 1; break;
-        case OPT_EVAL: o->eval = 1; break;
-        case OPT_TOKENIZE: o->tokenize = 1; break;
-        case OPT_GOLD:
-            if ((rc = set_once(&o->gold_out, "--gold-out", optarg)))
-                return rc;
-            break;
-        case OPT_TREEBANK: o->treebanks[o->ntreebanks++] = optarg; break;
-        case OPT_ENGINE:
-            o->engine_set = 1;
-            if (!parser_engine_find(optarg, &o->popt.engine))
-                return cli_usage_error("parse", "unknown engine '%s' (known: %s)", optarg,
-                                       parser_engine_names());
-            break;
-        case OPT_DECODER:
-            o->decoder_set = 1;
-            if (!parser_decoder_find(optarg, &o->popt.decoder))
-                return cli_usage_error("parse", "unknown decoder '%s' (known: %s)", optarg,
-                                       parser_decoder_names());
-            break;
-        case OPT_DEVICE:
-            o->device_set = 1;
-            if (!cli_int(optarg, 0, 1024, &o->popt.device))
-                return cli_usage_error("parse", "--device takes a device number (0, 1, ...)");
-            break;
-        case OPT_DEVICES:
-            o->devices_set = 1;
-            if ((rc = multi_read_devices("parse", optarg, &o->popt)))
-                return rc;
-            break;
-        case OPT_ENGINES:
-            o->engines_set = 1;
-            if (!cli_int(optarg, 1, PARSER_MAX_ENGINES, &o->popt.engines))
-                return cli_usage_error("parse", "--engines takes a number from 1 to %d",
-                                       PARSER_MAX_ENGINES);
-            break;
-        case OPT_SHARD:
-            if ((rc = multi_read_shard("parse", optarg, &o->shard_k, &o->shard_n)))
-                return rc;
-            break;
-        case OPT_STATS: o->pipeline_stats = 1; break;
-        case 'q': o->quiet = 1; break;
-        case OPT_FAIL:
-            if ((rc = multi_read_fail("parse", optarg, &o->popt)))
-                return rc;
-            break;
-        case OPT_WORKSPACE:
-            o->workspace_set = 1;
-            if (!cli_int(optarg, 1, 1 << 26, &o->popt.workspace))
-                return cli_usage_error("parse", "--workspace takes a number from 1 to %d",
-                                       1 << 26);
-            break;
-        case OPT_BACKTRACE:
-            o->backtrace_set = 1;
-            if (!strcmp(optarg, "exact"))
-                o->popt.backtrace = VITERBI_EXACT;
-            else if (!strcmp(optarg, "berkeley"))
-                o->popt.backtrace = VITERBI_BERKELEY;
-            else
-                return cli_usage_error("parse", "--backtrace takes exact or berkeley, not '%s'",
-                                       optarg);
-            break;
-        case OPT_MAXLEN:
-            if (!cli_int(optarg, 1, 100000, &o->popt.max_length))
-                return cli_usage_error("parse", "--max-length takes a number from 1 to 100000");
-            break;
-        case OPT_THREADS:
-            o->threads_set = 1;
-            if (!cli_int(optarg, 1, 1024, &o->popt.threads))
-                return cli_usage_error("parse", "--threads takes a number from 1 to 1024");
-            break;
-        case 'h': fputs(cli_parse_help, stdout); exit(0);
-        case ':': return cli_usage_error("parse", "option %s needs a value", argv[optind - 1]);
-        default: return cli_usage_error("parse", "unknown option %s", argv[optind - 1]);
-        }
+    cli_args *a = &o->args;
+    int rc = cli_options_read("parse", cli_parse_options, 0, argc, argv, a);
+    if (rc)
+        return rc;
+    if (a->given[CLI_HELP]) {
+        cli_parse_usage(stdout);
+        exit(0);
     }
-    if (optind < argc)
-        return cli_usage_error("parse", "unexpected argument '%s'", argv[optind]);
+    o->grammar = a->text[CLI_GRAMMAR];
+    o->input = a->text[CLI_INPUT];
+    o->output = a->text[CLI_OUTPUT];
+    o->gold_out = a->text[CLI_GOLD_OUT];
+    o->treebanks = a->items[CLI_TREEBANK];
+    o->ntreebanks = a->nitems[CLI_TREEBANK];
+    o->score = a->given[CLI_SCORE];
+    o->eval = a->given[CLI_EVAL];
+    o->tokenize = a->given[CLI_TOKENIZE];
+    o->quiet = a->given[CLI_QUIET];
+    o->pipeline_stats = a->given[CLI_PIPELINE_STATS];
+    o->engine_set = a->given[CLI_ENGINE];
+    o->device_set = a->given[CLI_DEVICE];
+    o->devices_set = a->given[CLI_DEVICES];
+    o->engines_set = a->given[CLI_ENGINES];
+    o->workspace_set = a->given[CLI_WORKSPACE];
+    o->threads_set = a->given[CLI_THREADS];
+    o->decoder_set = a->given[CLI_DECODER];
+    o->backtrace_set = a->given[CLI_BACKTRACE];
+    o->popt.engine = (parser_engine)-1; /* chosen after the options: gpu if there is one */
+    if ((rc = cli_args_parser("parse", a, &o->popt)))
+        return rc;
+    if (a->given[CLI_SHARD] &&
+        (rc = multi_read_shard("parse", a->text[CLI_SHARD], &o->shard_k, &o->shard_n)))
+        return rc;
     if (!o->grammar)
         return cli_usage_error("parse", "no grammar given (-g GRAMMAR)");
-    if (o->device_set && o->devices_set)
-        return cli_usage_error("parse", "give --device or --devices, not both");
     if (o->ntreebanks && o->input)
         return cli_usage_error("parse", "give either --input or --treebank, not both");
     if (o->ntreebanks && o->tokenize)
         return cli_usage_error("parse", "--tokenize is for raw text, not with --treebank");
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
-    if (o->backtrace_set && o->decoder_set && o->popt.decoder == PARSER_DECODER_MAXRULE)
-        return cli_usage_error("parse", "--backtrace chooses among Viterbi derivations: it "
-                               "does not apply to --decoder maxrule (use --decoder viterbi)");
     if ((int)o->popt.engine == -1) {
         o->popt.engine = parser_default_engine();
         if (o->popt.engine == PARSER_ENGINE_CPU)
@@ -218,9 +112,7 @@ int parse_options_read(int argc, char **argv, parse_options *o)
         rc = check_engine_options(o);
     if (!rc)
         rc = check_files(o);
-    if (rc) {
-        free(o->treebanks);
-        o->treebanks = NULL;
-    }
+    if (rc)
+        cli_args_free(&o->args);
     return rc;
 }

@@ -3,6 +3,7 @@
 #define CKY_CLI_PARSE_OPTIONS_H
 
 #include "../parser/parser.h"
+#include "options.h"
 
 typedef struct parse_options {
     const char *grammar, *input, *output, *gold_out;
@@ -16,12 +17,13 @@ typedef struct parse_options {
     int shard_k, shard_n; /* --shard K/N (shard_n 0: every line) */
     int pipeline_stats;   /* test hook: what the pipeline did, on stderr */
     parser_options popt;
+    cli_args args; /* as read (the treebanks point into it) */
 } parse_options;
 
-/* Read the options of `cky parse ARGS` (argv[0] is "parse") into *o (its treebanks array is
- * malloc'ed: free it), choose the engine when none is given, and check them: the options the
- * engine does not use, the files (no output may be an input or a grammar file). --help
- * prints the help and exits. Returns 0, or the exit status after a message on stderr. */
+/* Read the options of `cky parse ARGS` (argv[0] is "parse") into *o (release them with
+ * cli_args_free(&o->args)), choose the engine when none is given, and check them: the
+ * options the engine does not use, the files (no output may be an input or a grammar file).
+ * --help prints the help and exits. Returns 0, or the exit status after a message on stderr. */
 int parse_options_read(int argc, char **argv, parse_options *o);
 
 #endif

@@ -2,7 +2,6 @@
  * loads the grammar and the engine once, starts the service and waits for SIGINT or SIGTERM,
  * then drains it (every request already received is answered) and exits 0. */
 #include <arpa/inet.h>
-#include <getopt.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -28,29 +27,16 @@ static const char help[] =
     "at / that draws the trees. SIGINT or SIGTERM: stop listening, answer the requests\n"
     "already received, exit 0.\n"
     "\n"
-    "options:\n"
-    "  -g, --grammar GRAMMAR     a Berkeley .gr file, or the prefix of a text export\n"
-    "      --host HOST           address to listen on (default 127.0.0.1, the loopback);\n"
-    "                            any other needs --token-file\n"
-    "      --port N              port (default 9000; 0: a free one, named on stderr)\n"
-    "      --token-file FILE     requests (but the page, /live and /ready) must carry\n"
-    "                            \"Authorization: Bearer TOKEN\", TOKEN the file's first line\n"
-    "      --engine, --decoder, --device, --devices, --engines, --threads, --workspace,\n"
-    "      --max-length          as cky parse (cky parse --help)\n"
-    "      --batch N             most sentences per engine batch (default: gpu 8192, cpu\n"
-    "                            256, ref 64, times the engines)\n"
-    "      --batch-wait MS       longest wait for a batch to fill (default 5)\n"
-    "      --queue N             most sentences queued; a request beyond gets 503 with\n"
-    "                            Retry-After (default 32 batches)\n"
-    "      --max-sentences N     most sentences per request (default 1000; 413 beyond)\n"
-    "      --max-request-bytes N largest request body (default 4194304; 413 beyond)\n"
-    "      --max-sentence-bytes N largest sentence (default 65536; 413 beyond)\n"
-    "      --timeout S           a request not answered within S seconds gets 503 (60)\n"
-    "      --max-connections N   connections at once (default 256)\n"
-    "      --idle-timeout S      an idle connection is closed after S seconds (default 30)\n"
-    "      --http-threads N      HTTP threads (default 4)\n"
-    "      --grace S             on SIGTERM, how long to wait for requests in flight (60)\n"
-    "  -h, --help                this help\n";
+    "\n";
+
+static const cli_use uses[] = {
+    {CLI_GRAMMAR, NULL}, {CLI_LISTEN, NULL}, {CLI_PORT, NULL}, {CLI_TOKEN_FILE, NULL},
+    {CLI_ENGINE, NULL}, {CLI_DECODER, NULL}, {CLI_DEVICE, NULL}, {CLI_DEVICES, NULL},
+    {CLI_ENGINES, NULL}, {CLI_THREADS, NULL}, {CLI_WORKSPACE, NULL}, {CLI_MAX_LENGTH, NULL},
+    {CLI_BATCH, NULL}, {CLI_BATCH_WAIT, NULL}, {CLI_QUEUE, NULL}, {CLI_MAX_SENTENCES, NULL},
+    {CLI_MAX_REQUEST_BYTES, NULL}, {CLI_MAX_SENTENCE_BYTES, NULL}, {CLI_TIMEOUT, NULL},
+    {CLI_MAX_CONNECTIONS, NULL}, {CLI_IDLE_TIMEOUT, NULL}, {CLI_HTTP_THREADS, NULL},
+    {CLI_GRACE, NULL}, {CLI_HELP, NULL}, {CLI_END, NULL}};
 
 typedef struct serve_cli {
     const char *grammar, *token_file;
@@ -59,106 +45,53 @@ typedef struct serve_cli {
     serve_options so;
 } serve_cli;
 
-/* A number option (its name for the message). Returns 0 or 2 after a usage error. */
-static int number(const char *name, const char *arg, int lo, int hi, int *out)
-{
-    if (cli_int(arg, lo, hi, out))
-        return 0;
-    return cli_usage_error("serve", "--%s takes a number from %d to %d", name, lo, hi);
-}
-
 static int read_options(int argc, char **argv, serve_cli *c)
 {
-    enum { O_HOST = 256, O_PORT, O_TOKEN, O_ENGINE, O_DECODER, O_DEVICE, O_DEVICES, O_ENGINES,
-           O_THREADS, O_WORKSPACE, O_MAXLEN, O_BATCH, O_WAIT, O_QUEUE, O_MAXSENT, O_MAXREQ,
-           O_MAXSENTB, O_TIMEOUT, O_MAXCONN, O_IDLE, O_HTTP, O_GRACE };
-    static const struct option longs[] = {
-        {"grammar", required_argument, 0, 'g'}, {"help", no_argument, 0, 'h'},
-        {"host", required_argument, 0, O_HOST}, {"port", required_argument, 0, O_PORT},
-        {"token-file", required_argument, 0, O_TOKEN},
-        {"engine", required_argument, 0, O_ENGINE}, {"decoder", required_argument, 0, O_DECODER},
-        {"device", required_argument, 0, O_DEVICE}, {"devices", required_argument, 0, O_DEVICES},
-        {"engines", required_argument, 0, O_ENGINES}, {"threads", required_argument, 0, O_THREADS},
-        {"workspace", required_argument, 0, O_WORKSPACE},
-        {"max-length", required_argument, 0, O_MAXLEN}, {"batch", required_argument, 0, O_BATCH},
-        {"batch-wait", required_argument, 0, O_WAIT}, {"queue", required_argument, 0, O_QUEUE},
-        {"max-sentences", required_argument, 0, O_MAXSENT},
-        {"max-request-bytes", required_argument, 0, O_MAXREQ},
-        {"max-sentence-bytes", required_argument, 0, O_MAXSENTB},
-        {"timeout", required_argument, 0, O_TIMEOUT},
-        {"max-connections", required_argument, 0, O_MAXCONN},
-        {"idle-timeout", required_argument, 0, O_IDLE},
-        {"http-threads", required_argument, 0, O_HTTP}, {"grace", required_argument, 0, O_GRACE},
-        {0, 0, 0, 0}};
     memset(c, 0, sizeof *c);
     c->popt = parser_default_options();
     c->so = serve_default_options();
     c->so.batch = c->so.queue = c->so.max_sentences = 0; /* from the engine, below */
-    c->grace_s = 60;
-    int opt, rc = 0, max_req = 0, max_sent = 0, timeout_s = 0;
-    optind = 1;
-    opterr = 0;
-    while (!rc && (opt = getopt_long(argc, argv, ":g:h", longs, NULL)) != -1) {
-        switch (opt) {
-        case 'g': c->grammar = optarg; break;
-        case 'h': fputs(help, stdout); exit(0);
-        case O_HOST: c->so.host = optarg; break;
-        case O_PORT: rc = number("port", optarg, 0, 65535, &c->so.port); break;
-        case O_TOKEN: c->token_file = optarg; break;
-        case O_ENGINE:
-            c->engine_set = 1;
-            if (!parser_engine_find(optarg, &c->popt.engine))
-                rc = cli_usage_error("serve", "unknown engine '%s' (known: %s)", optarg,
-                                     parser_engine_names());
-            break;
-        case O_DECODER:
-            c->decoder_set = 1;
-            if (!parser_decoder_find(optarg, &c->popt.decoder))
-                rc = cli_usage_error("serve", "unknown decoder '%s' (known: %s)", optarg,
-                                     parser_decoder_names());
-            break;
-        case O_DEVICE: rc = number("device", optarg, 0, 1024, &c->popt.device); break;
-        case O_DEVICES:
-            c->devices_set = 1;
-            rc = multi_read_devices("serve", optarg, &c->popt);
-            break;
-        case O_ENGINES: rc = number("engines", optarg, 1, PARSER_MAX_ENGINES, &c->popt.engines);
-            break;
-        case O_THREADS: rc = number("threads", optarg, 1, 1024, &c->popt.threads); break;
-        case O_WORKSPACE: rc = number("workspace", optarg, 1, 1 << 26, &c->popt.workspace);
-            break;
-        case O_MAXLEN: rc = number("max-length", optarg, 1, 100000, &c->popt.max_length); break;
-        case O_BATCH: rc = number("batch", optarg, 1, 1 << 20, &c->so.batch); break;
-        case O_WAIT: rc = number("batch-wait", optarg, 0, 10000, &c->so.batch_wait_ms); break;
-        case O_QUEUE: rc = number("queue", optarg, 1, 1 << 24, &c->so.queue); break;
-        case O_MAXSENT: rc = number("max-sentences", optarg, 1, 1 << 24, &c->so.max_sentences);
-            break;
-        case O_MAXREQ: rc = number("max-request-bytes", optarg, 1, 1 << 30, &max_req); break;
-        case O_MAXSENTB: rc = number("max-sentence-bytes", optarg, 1, 1 << 30, &max_sent);
-            break;
-        case O_TIMEOUT: rc = number("timeout", optarg, 1, 86400, &timeout_s); break;
-        case O_MAXCONN: rc = number("max-connections", optarg, 1, 1 << 20,
-                                    &c->so.max_connections);
-            break;
-        case O_IDLE: rc = number("idle-timeout", optarg, 1, 86400, &c->so.idle_timeout_s); break;
-        case O_HTTP: rc = number("http-threads", optarg, 1, 256, &c->so.http_threads); break;
-        case O_GRACE: rc = number("grace", optarg, 0, 86400, &c->grace_s); break;
-        case ':': return cli_usage_error("serve", "option %s needs a value", argv[optind - 1]);
-        default: return cli_usage_error("serve", "unknown option %s", argv[optind - 1]);
-        }
+    cli_args a;
+    int rc = cli_options_read("serve", uses, 0, argc, argv, &a);
+    if (!rc && a.given[CLI_HELP]) {
+        fputs(help, stdout);
+        fputs("options:\n", stdout);
+        cli_options_help(stdout, uses);
+        exit(0);
     }
-    if (rc)
+    if (!rc)
+        rc = cli_args_parser("serve", &a, &c->popt);
+    if (!rc && !a.given[CLI_GRAMMAR])
+        rc = cli_usage_error("serve", "no grammar given (-g GRAMMAR)");
+    if (rc) {
+        cli_args_free(&a);
         return rc;
-    if (optind < argc)
-        return cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
-    if (!c->grammar)
-        return cli_usage_error("serve", "no grammar given (-g GRAMMAR)");
-    if (max_req)
-        c->so.max_request_bytes = (size_t)max_req;
-    if (max_sent)
-        c->so.max_sentence_bytes = (size_t)max_sent;
-    if (timeout_s)
-        c->so.timeout_ms = timeout_s * 1000;
+    }
+    c->grammar = a.text[CLI_GRAMMAR];
+    c->token_file = a.text[CLI_TOKEN_FILE];
+    c->engine_set = a.given[CLI_ENGINE];
+    c->decoder_set = a.given[CLI_DECODER];
+    c->devices_set = a.given[CLI_DEVICES];
+    c->grace_s = a.given[CLI_GRACE] ? a.num[CLI_GRACE] : 60;
+    if (a.given[CLI_LISTEN])
+        c->so.host = a.text[CLI_LISTEN];
+    /* the numbers serve_options takes as they are */
+    const struct { cli_opt id; int *out; } ints[] = {
+        {CLI_PORT, &c->so.port}, {CLI_BATCH, &c->so.batch},
+        {CLI_BATCH_WAIT, &c->so.batch_wait_ms}, {CLI_QUEUE, &c->so.queue},
+        {CLI_MAX_SENTENCES, &c->so.max_sentences},
+        {CLI_MAX_CONNECTIONS, &c->so.max_connections},
+        {CLI_IDLE_TIMEOUT, &c->so.idle_timeout_s}, {CLI_HTTP_THREADS, &c->so.http_threads}};
+    for (size_t k = 0; k < sizeof ints / sizeof *ints; k++)
+        if (a.given[ints[k].id])
+            *ints[k].out = a.num[ints[k].id];
+    if (a.given[CLI_MAX_REQUEST_BYTES])
+        c->so.max_request_bytes = (size_t)a.num[CLI_MAX_REQUEST_BYTES];
+    if (a.given[CLI_MAX_SENTENCE_BYTES])
+        c->so.max_sentence_bytes = (size_t)a.num[CLI_MAX_SENTENCE_BYTES];
+    if (a.given[CLI_TIMEOUT])
+        c->so.timeout_ms = a.num[CLI_TIMEOUT] * 1000;
+    cli_args_free(&a); /* the texts stay: they point into argv */
     return 0;
 }
 
