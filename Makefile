@@ -41,7 +41,7 @@ ifneq ($(V),1)
 Q := @
 endif
 
-MODULES  := util grammar corpus_tools chart parser viterbi maxrule codegen kernels
+MODULES  := util grammar corpus_tools chart prune parser viterbi maxrule codegen kernels
 LIB_SRC  := $(wildcard $(addsuffix /*.c,$(MODULES)))
 CU_SRC   := $(wildcard kernels/*.cu)
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
@@ -162,8 +162,8 @@ $(BUILD)/fuzz/fuzz_native: $(FUZZ_SRC) $(wildcard util/*.h grammar/*.h)
 
 # ---- standalone tools (tools/src/NAME.c -> build/NAME), outside LIB_SRC, CLI_SRC and
 # TEST_SRC, linked with the library: check_engine (check-cpu), tokenize_lines
-# (check-tokenizer: the tokenizer alone).
-TOOL_BIN := $(BUILD)/check_engine $(BUILD)/tokenize_lines
+# (check-tokenizer: the tokenizer alone), check_masks (check-prune).
+TOOL_BIN := $(BUILD)/check_engine $(BUILD)/tokenize_lines $(BUILD)/check_masks
 $(TOOL_BIN): $(BUILD)/%: $(BUILD)/tools/src/%.o $(BUILD)/libcky.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libcky.a $(LDLIBS)
@@ -174,6 +174,12 @@ $(TOOL_BIN): $(BUILD)/%: $(BUILD)/tools/src/%.o $(BUILD)/libcky.a
 .PHONY: check-cpu
 check-cpu: $(BUILD)/check_engine
 	SHARED=$(SHARED) CHECK_ENGINE=$(abspath $(BUILD)/check_engine) bash tools/check-cpu
+
+# ---- check-prune: the coarse-to-fine masks against the jar's, all twelve reference files
+# (long; tools/check-prune; GRAMMARS=, MODES=, LIMIT= pick a subset).
+.PHONY: check-prune
+check-prune: $(BUILD)/check_masks
+	SHARED=$(SHARED) CHECK_MASKS=$(abspath $(BUILD)/check_masks) bash tools/check-prune
 
 # ---- check-tokenizer: the tokenizer against the treebank's own tokens (seconds;
 # tools/check-tokenizer, with python3-nltk from Debian for the detokenizer).
