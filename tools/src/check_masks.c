@@ -10,20 +10,31 @@
  * ("K LEVEL start end state substate"), --rows writes this program's own rows in the
  * reference layout.
  *
+ * --final maxrule|viterbi also runs the final pass within the fine mask (maxrule_parse with
+ * the mask, or ref_parse_masked and the jar's back-trace) and compares its row with the
+ * reference's `final` row: the same tree, log P and score within --tolerance (relative);
+ * each sentence that differs is listed with both scores and their gap. --time reports the
+ * sentences per second of the cascade and the final pass on this thread.
+ *
  * Not part of the Criterion suite: a standalone program over the whole dev set (minutes),
  * run by tools/check-prune. Exit status: 0 every level of every sentence agrees, 1 a
  * difference or an error, 2 a usage error. */
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zlib.h>
 
 #include "../../grammar/grammar.h"
+#include "../../maxrule/maxrule.h"
+#include "../../parser/ref.h"
 #include "../../parser/sentence.h"
 #include "../../prune/prune.h"
 #include "../../util/io.h"
+#include "../../viterbi/viterbi.h"
 
 #define PROG "check_masks"
 #define MAX_SENTENCES 100000
@@ -42,6 +53,11 @@ static const char usage_text[] =
     "      --limit N           the first N sentences only\n"
     "      --dump K            print every allowed item of sentence K\n"
     "      --rows FILE         write this program's rows (the reference layout) to FILE\n"
+    "      --final DECODER     maxrule or viterbi: also the final pass within the mask,\n"
+    "                          against the reference's final rows\n"
+    "      --tolerance REL     relative tolerance of the final scores (default 1e-9)\n"
+    "      --min-agree PCT     least percentage of identical final trees (default 99.5)\n"
+    "      --time              sentences per second of the cascade and the final pass\n"
     "  -h, --help              this help\n";
 
 typedef struct ref_row {
@@ -55,9 +71,12 @@ typedef struct reference {
     char **final;    /* [nsent] the final row's fields after "K\tfinal\t" (NULL: none) */
 } reference;
 
+enum { FINAL_NONE, FINAL_MAXRULE, FINAL_VITERBI };
+
 typedef struct options {
     const char *grammar, *input, *reference, *rows;
-    int accurate, limit, dump;
+    int accurate, limit, dump, final, time;
+    double tolerance, min_agree;
 } options;
 
 static int usage(const char *msg)
@@ -74,11 +93,15 @@ static int parse_options(int argc, char **argv, options *o)
         {"grammar", required_argument, NULL, 'g'}, {"input", required_argument, NULL, 'i'},
         {"reference", required_argument, NULL, 'r'}, {"accurate", no_argument, NULL, 'a'},
         {"limit", required_argument, NULL, 'l'}, {"dump", required_argument, NULL, 'd'},
-        {"rows", required_argument, NULL, 'w'}, {"help", no_argument, NULL, 'h'},
+        {"rows", required_argument, NULL, 'w'}, {"final", required_argument, NULL, 'f'},
+        {"tolerance", required_argument, NULL, 't'}, {"min-agree", required_argument, NULL, 'm'},
+        {"time", no_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0}};
     int c;
     memset(o, 0, sizeof *o);
     o->dump = -1;
+    o->tolerance = 1e-9;
+    o->min_agree = 99.5;
     while ((c = getopt_long(argc, argv, ":g:i:r:h", longs, NULL)) != -1) {
         switch (c) {
         case 'g': o->grammar = optarg; break;
@@ -88,6 +111,17 @@ static int parse_options(int argc, char **argv, options *o)
         case 'l': o->limit = atoi(optarg); break;
         case 'd': o->dump = atoi(optarg); break;
         case 'w': o->rows = optarg; break;
+        case 'f':
+            if (!strcmp(optarg, "maxrule"))
+                o->final = FINAL_MAXRULE;
+            else if (!strcmp(optarg, "viterbi"))
+                o->final = FINAL_VITERBI;
+            else
+                return usage("--final takes maxrule or viterbi");
+            break;
+        case 't': o->tolerance = atof(optarg); break;
+        case 'm': o->min_agree = atof(optarg); break;
+        case 'T': o->time = 1; break;
         case 'h': fputs(usage_text, stdout); exit(0);
         default: return usage("unknown option or missing argument");
         }
@@ -202,6 +236,98 @@ static void compare_levels(const reference *ref, const prune_mask *m, int k, tal
     }
 }
 
+/* ---- the final pass ---- */
+
+typedef struct final_tally {
+    int total, trees, scores; /* sentences, identical trees, scores within tolerance */
+} final_tally;
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* The tree as the jar prints it ("( (S ...) )", "(())" for none), malloc'ed. */
+static char *tree_text(const tree *t)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    tree_write_line(t, f);
+    fclose(f);
+    if (len && buf[len - 1] == '\n')
+        buf[len - 1] = '\0';
+    return buf;
+}
+
+static int close_enough(double a, double b, double tol)
+{
+    if (a == b)
+        return 1;
+    return isfinite(a) && isfinite(b) && fabs(a - b) <= tol * fmax(fabs(a), fabs(b));
+}
+
+/* The final pass of sentence k within the mask; 1 on an error. */
+static int run_final(const options *o, const grammar *g, const sentence *s, const prune_mask *m,
+                     double *loglik, double *score, char **text)
+{
+    tree *t = NULL;
+    cky_status st;
+    if (o->final == FINAL_MAXRULE) {
+        maxrule_options mo = {0};
+        maxrule_result r;
+        mo.mask = &m->fine;
+        st = maxrule_parse(g, s->words, s->n, &mo, &r);
+        *loglik = r.loglik;
+        *score = r.score;
+        t = r.tree;
+    } else {
+        chart *c = NULL;
+        st = ref_parse_masked(g, s->words, s->n, CHART_DOUBLE, &m->fine, &c);
+        if (!st) {
+            *loglik = *score = chart_post(c, 0, s->n)[g->sub_offset[0]];
+            st = viterbi_extract_masked(g, c, s->words, VITERBI_BERKELEY, &m->fine, &t);
+            t = viterbi_unannotate(t);
+        }
+        chart_free(c);
+    }
+    if (st) {
+        tree_free(t);
+        fprintf(stderr, PROG ": %s\n", cky_last_error());
+        return 1;
+    }
+    *text = tree_text(t);
+    tree_free(t);
+    return !*text;
+}
+
+/* Compare with the reference's final row "LOGLIK\tSCORE\tTREE"; list a difference. */
+static void compare_final(const options *o, const reference *ref, int k, double loglik,
+                          double score, const char *text, final_tally *t)
+{
+    const char *row = ref->final[k - 1];
+    char *end1, *end2;
+    t->total++;
+    if (!row) {
+        printf("final %d: no reference row\n", k);
+        return;
+    }
+    double jll = strtod(row, &end1), jsc = strtod(end1, &end2);
+    const char *jtree = *end2 == '\t' ? end2 + 1 : end2;
+    int same_tree = !strcmp(text, jtree);
+    int same_scores = close_enough(loglik, jll, o->tolerance) && close_enough(score, jsc, o->tolerance);
+    t->trees += same_tree;
+    t->scores += same_scores;
+    if (!same_tree || !same_scores)
+        printf("final %d: %s%s log P %.17g (jar %.17g), score %.17g (jar %.17g), gap %.6g\n", k,
+               same_tree ? "" : "tree differs; ", same_scores ? "" : "scores differ; ", loglik,
+               jll, score, jsc, jsc - score);
+}
+
 int main(int argc, char **argv)
 {
     options o;
@@ -225,6 +351,8 @@ int main(int argc, char **argv)
         return 1;
     }
     memset(&t, 0, sizeof t);
+    final_tally ft = {0};
+    double t_mask = 0, t_final = 0;
     char *text;
     size_t len;
     int k = 0, failed = 0;
@@ -237,6 +365,7 @@ int main(int argc, char **argv)
             failed = 1;
             break;
         }
+        double t0 = seconds();
         if (sentence_from_line(text, len, &s) || s.n < 1 ||
             prune_build_mask(plan, s.words, s.n, o.accurate ? PRUNE_ACCURATE : PRUNE_FAST,
                              k == o.dump ? dump_level : NULL, &d, &m)) {
@@ -249,7 +378,21 @@ int main(int argc, char **argv)
             fprintf(stderr, PROG ": %d levels, the reference has %d\n", m.nlevel, ref.nlevel);
             failed = 1;
         }
+        double t1 = seconds();
+        t_mask += t1 - t0;
         compare_levels(&ref, &m, k, &t, rows);
+        if (o.final) {
+            double loglik, score;
+            char *tree_str = NULL;
+            t1 = seconds();
+            if (run_final(&o, g, &s, &m, &loglik, &score, &tree_str)) {
+                failed = 1;
+            } else {
+                t_final += seconds() - t1;
+                compare_final(&o, &ref, k, loglik, score, tree_str, &ft);
+            }
+            free(tree_str);
+        }
         prune_free_mask(&m);
         sentence_free(&s);
         if (failed)
@@ -262,6 +405,16 @@ int main(int argc, char **argv)
         printf("\n");
         failed |= t.equal[level] != t.total[level];
     }
+    if (o.final) {
+        double pct = ft.total ? 100.0 * ft.trees / ft.total : 0;
+        printf("final: %d of %d trees identical (%.2f%%), %d of %d with log P and score within "
+               "%g\n", ft.trees, ft.total, pct, ft.scores, ft.total, o.tolerance);
+        failed |= pct < o.min_agree;
+    }
+    if (o.time)
+        printf("time: %d sentences, cascade %.3f s (%.1f sentences/s), final pass %.3f s, "
+               "together %.1f sentences/s\n", k, t_mask, k / t_mask, t_final,
+               k / (t_mask + t_final));
     if (rows)
         fclose(rows);
     io_lines_close(in);
