@@ -43,8 +43,8 @@ Q := @
 endif
 
 # The library's folders, from the ground up (docs/engines.md: the layers).
-MODULES  := util chart grammar corpus_tools codegen semiring sched engines/ref engines/cpu gpu \
-            decoders decoders/viterbi decoders/maxrule parser
+MODULES  := util chart grammar corpus_tools codegen semiring sched prune engines/ref engines/cpu \
+            gpu decoders decoders/viterbi decoders/maxrule parser
 LIB_SRC  := $(wildcard $(addsuffix /*.c,$(MODULES)))
 CU_SRC   := $(wildcard $(addsuffix /*.cu,$(MODULES)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)
@@ -201,8 +201,8 @@ $(BUILD)/fuzz/fuzz_native: $(FUZZ_SRC) $(wildcard util/*.h grammar/*.h)
 
 # ---- standalone tools (tools/src/NAME.c -> build/NAME), outside LIB_SRC, CLI_SRC and
 # TEST_SRC, linked with the library: check_engine (check-cpu), tokenize_lines
-# (check-tokenizer: the tokenizer alone).
-TOOL_BIN := $(BUILD)/check_engine $(BUILD)/tokenize_lines
+# (check-tokenizer: the tokenizer alone), check_masks (check-prune).
+TOOL_BIN := $(BUILD)/check_engine $(BUILD)/tokenize_lines $(BUILD)/check_masks
 $(TOOL_BIN): $(BUILD)/%: $(BUILD)/tools/src/%.o $(BUILD)/libcky.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libcky.a $(LDLIBS)
@@ -213,6 +213,12 @@ $(TOOL_BIN): $(BUILD)/%: $(BUILD)/tools/src/%.o $(BUILD)/libcky.a
 .PHONY: check-cpu
 check-cpu: $(BUILD)/check_engine
 	SHARED=$(SHARED) CHECK_ENGINE=$(abspath $(BUILD)/check_engine) bash tools/check-cpu
+
+# ---- check-prune: the coarse-to-fine masks against the jar's, all twelve reference files
+# (long; tools/check-prune; GRAMMARS=, MODES=, LIMIT= pick a subset).
+.PHONY: check-prune
+check-prune: $(BUILD)/check_masks
+	SHARED=$(SHARED) CHECK_MASKS=$(abspath $(BUILD)/check_masks) bash tools/check-prune
 
 # ---- check-tokenizer: the tokenizer against the treebank's own tokens (seconds;
 # tools/check-tokenizer, with python3-nltk from Debian for the detokenizer).

@@ -1,4 +1,5 @@
 /* grammar: the grammar object, its builder (shared by both loaders) and format detection. */
+#include "cascade_src.h"
 #include "image.h"
 #include "internal.h"
 
@@ -114,6 +115,36 @@ fail:
     return st;
 }
 
+cky_status builder_adopt_rows(grammar_builder *b, int parent, int left, int right, int nrow,
+                              int *row_l, int *row_r, double *prob)
+{
+    cky_status st;
+    if ((st = check_symbol(b, parent)) || (st = check_symbol(b, left)) ||
+        (st = check_symbol(b, right)))
+        goto fail;
+    for (int k = 0; k < nrow; k++)
+        if (row_l[k] < 0 || row_l[k] >= b->nsub[left] || row_r[k] < 0 ||
+            row_r[k] >= b->nsub[right] ||
+            (k > 0 && (row_l[k] < row_l[k - 1] ||
+                       (row_l[k] == row_l[k - 1] && row_r[k] <= row_r[k - 1])))) {
+            st = cky_fail(CKY_ERR_ARG, "binary rule rows out of order");
+            goto fail;
+        }
+    if (!grammar_grow((void **)&b->binary, &b->cap_binary, b->nbinary, sizeof *b->binary)) {
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+        goto fail;
+    }
+    /* row_l set before builder_finish marks a table given by its rows */
+    b->binary[b->nbinary++] = (grammar_binary){parent, left, right, nrow, row_l, row_r, prob,
+                                               NULL};
+    return CKY_OK;
+fail:
+    free(row_l);
+    free(row_r);
+    free(prob);
+    return st;
+}
+
 cky_status builder_add_binary(grammar_builder *b, int parent, int left, int right,
                               const double *prob)
 {
@@ -178,10 +209,11 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
     int linear = b->sum || b->sum_from_unary;
     int nl = b->nsub[r->left], nr = b->nsub[r->right], np = b->nsub[r->parent];
     double *full = r->score;
-    int nrow = 0;
-    for (int lr = 0; lr < nl * nr; lr++)
+    /* the input rows: every (l, r) of a full table, or the given ones (builder_adopt_rows) */
+    int *in_l = r->row_l, *in_r = r->row_r, nin = in_l ? r->nrow : nl * nr, nrow = 0;
+    for (int x = 0; x < nin; x++)
         for (int p = 0; p < np; p++)
-            if (full[(size_t)lr * np + p] >= GRAMMAR_BINARY_PRUNE) {
+            if (full[(size_t)x * np + p] >= GRAMMAR_BINARY_PRUNE) {
                 nrow++;
                 break;
             }
@@ -192,18 +224,20 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
     if (!r->row_l || !r->row_r || !score || (linear && !prob)) {
         free(score);
         free(prob);
+        free(in_l);
+        free(in_r);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
     int k = 0;
-    for (int lr = 0; lr < nl * nr; lr++) {
-        const double *row = full + (size_t)lr * np;
+    for (int x = 0; x < nin; x++) {
+        const double *row = full + (size_t)x * np;
         int any = 0;
         for (int p = 0; p < np; p++)
             any |= row[p] >= GRAMMAR_BINARY_PRUNE;
         if (!any)
             continue;
-        r->row_l[k] = lr / nr;
-        r->row_r[k] = lr % nr;
+        r->row_l[k] = in_l ? in_l[x] : x / nr;
+        r->row_r[k] = in_r ? in_r[x] : x % nr;
         for (int p = 0; p < np; p++) {
             int kept = row[p] >= GRAMMAR_BINARY_PRUNE;
             score[(size_t)k * np + p] = kept ? grammar_log(row[p]) : -INFINITY;
@@ -216,6 +250,8 @@ static cky_status compress_binary(const grammar_builder *b, grammar_binary *r)
     r->score = score;
     r->prob = prob;
     free(full);
+    free(in_l);
+    free(in_r);
     return CKY_OK;
 }
 
@@ -345,6 +381,7 @@ void grammar_free(grammar *g)
     for (int i = 0; g->unary && i < g->nunary; i++)
         if (!grammar_image_owns(g, g->unary[i].score))
             free(g->unary[i].score);
+    grammar_cascade_free(g->cascade); /* before the image its levels may point into */
     grammar_sum_free(g->sum);
     if (g->lexicon)
         g->lexicon->free(g->lexicon);

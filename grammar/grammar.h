@@ -66,6 +66,7 @@ typedef struct grammar_sum_closure {
 } grammar_sum_closure;
 
 typedef struct grammar_lexicon grammar_lexicon; /* the lexicon (text table or Berkeley's) */
+struct grammar_cascade;                         /* grammar/cascade.h */
 
 typedef struct grammar {
     int nsym;
@@ -88,6 +89,9 @@ typedef struct grammar {
 
     grammar_lexicon *lexicon;
     char *source;           /* the path or prefix it was loaded from */
+
+    struct grammar_cascade *cascade; /* the coarse-to-fine grammars (grammar/cascade.h): a
+                                        native .gr file's, else NULL */
 
     /* Loaded from a binary image (grammar/image.h): the rule tables point into image_data
      * (image_size bytes), mapped and owned by the grammar when `image` is set. */

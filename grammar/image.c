@@ -9,9 +9,11 @@
 #include <unistd.h>
 
 #include "../util/workers.h"
+#include "cascade_src.h"
 
 #define IMG_MAGIC "CKYGRAM" /* with its NUL, 8 bytes */
-#define IMG_FORMAT 3u /* 3: text exports carry a sum closure (max_closure saved) */
+#define IMG_FORMAT 4u /* 3: text exports carry a sum closure (max_closure saved); 4: the
+                         coarse-to-fine cascade of a native grammar */
 #define IMG_MAX_SUB 4096 /* builder_add_symbol's limit */
 
 typedef struct img_header {
@@ -173,45 +175,69 @@ static void save_sum(img_out *w, const grammar *g, const grammar_sum_closure *s)
     save_ints(w, s->path, (size_t)g->nsym * g->nsym);
 }
 
-cky_status grammar_image_build(const grammar *g, uint64_t key, unsigned char **buf, size_t *len)
+/* A grammar's own fields, rules, sum closure and lexicon (not its cascade). */
+static void save_grammar(img_out *w, const grammar *g)
 {
-    if (!g->lexicon->save)
-        return cky_fail(CKY_ERR_UNSUPPORTED, "this lexicon has no image");
-    img_out w = {0};
-    img_header h;
-    memset(&h, 0, sizeof h);
-    img_put(&w, &h, sizeof h);
     int64_t head[6] = {g->nsym, g->nsub_total, g->nbinary, g->nunary, g->sum != NULL,
                        g->lexicon->kind};
-    img_put(&w, head, sizeof head);
-    save_ints(&w, g->nsub, (size_t)g->nsym);
-    img_put(&w, g->phrasal, (size_t)g->nsym);
+    img_put(w, head, sizeof head);
+    save_ints(w, g->nsub, (size_t)g->nsym);
+    img_put(w, g->phrasal, (size_t)g->nsym);
     for (int s = 0; s < g->nsym; s++) {
-        img_put_i64(&w, (int64_t)strlen(g->name[s]));
-        img_put(&w, g->name[s], strlen(g->name[s]));
+        img_put_i64(w, (int64_t)strlen(g->name[s]));
+        img_put(w, g->name[s], strlen(g->name[s]));
     }
     for (int i = 0; i < g->nbinary; i++) {
         const grammar_binary *r = &g->binary[i];
         int rule_head[5] = {r->parent, r->left, r->right, r->nrow, r->prob != NULL};
         size_t cells = (size_t)r->nrow * g->nsub[r->parent];
-        save_ints(&w, rule_head, 5);
-        save_ints(&w, r->row_l, (size_t)r->nrow);
-        save_ints(&w, r->row_r, (size_t)r->nrow);
-        img_put(&w, r->score, cells * sizeof *r->score);
+        save_ints(w, rule_head, 5);
+        save_ints(w, r->row_l, (size_t)r->nrow);
+        save_ints(w, r->row_r, (size_t)r->nrow);
+        img_put(w, r->score, cells * sizeof *r->score);
         if (r->prob) /* only grammars with the sum closure keep the linear table */
-            img_put(&w, r->prob, cells * sizeof *r->prob);
+            img_put(w, r->prob, cells * sizeof *r->prob);
     }
-    save_ints(&w, g->binary_first, (size_t)g->nsym + 1);
+    save_ints(w, g->binary_first, (size_t)g->nsym + 1);
     for (int i = 0; i < g->nunary; i++) {
         const grammar_unary *r = &g->unary[i];
         int pc[2] = {r->parent, r->child};
-        save_ints(&w, pc, 2);
-        img_put(&w, r->score, (size_t)g->nsub[r->parent] * g->nsub[r->child] * sizeof *r->score);
+        save_ints(w, pc, 2);
+        img_put(w, r->score, (size_t)g->nsub[r->parent] * g->nsub[r->child] * sizeof *r->score);
     }
-    save_ints(&w, g->unary_first, (size_t)g->nsym + 1);
+    save_ints(w, g->unary_first, (size_t)g->nsym + 1);
     if (g->sum)
-        save_sum(&w, g, g->sum);
-    g->lexicon->save(g->lexicon, &w);
+        save_sum(w, g, g->sum);
+    g->lexicon->save(g->lexicon, w);
+}
+
+/* The cascade: its level count, then each level's grammar and child maps. */
+static void save_cascade(img_out *w, const grammar_cascade *c)
+{
+    img_put_i64(w, c ? c->nlevel : 0);
+    for (int k = 0; c && k < c->nlevel; k++) {
+        save_grammar(w, c->level[k]);
+        if (k >= 1) {
+            save_ints(w, c->lchild[k], (size_t)c->level[k]->nsub_total);
+            save_ints(w, c->rchild[k], (size_t)c->level[k]->nsub_total);
+        }
+    }
+}
+
+cky_status grammar_image_build(const grammar *g, uint64_t key, unsigned char **buf, size_t *len)
+{
+    const grammar_cascade *c = g->cascade;
+    if (!g->lexicon->save)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "this lexicon has no image");
+    for (int k = 0; c && k < c->nlevel; k++)
+        if (!c->level[k]->lexicon->save)
+            return cky_fail(CKY_ERR_UNSUPPORTED, "this lexicon has no image");
+    img_out w = {0};
+    img_header h;
+    memset(&h, 0, sizeof h);
+    img_put(&w, &h, sizeof h);
+    save_grammar(&w, g);
+    save_cascade(&w, c);
     if (w.failed) {
         free(w.p);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -356,12 +382,98 @@ static grammar_sum_closure *open_sum(img_in *in, const grammar *g, int *nomem)
     return s;
 }
 
-/* Free what grammar_image_open allocated around the mapped tables (grammar_free skips
- * those); the caller still owns the data. */
-static void open_fail(grammar *g)
+/* One grammar (save_grammar's part) from the cursor; its tables point into data[0..len). */
+static cky_status open_grammar(img_in *in, void *data, size_t len, const char *source,
+                               grammar **out)
 {
-    g->image = NULL;
-    grammar_free(g);
+    grammar *g = calloc(1, sizeof *g);
+    if (!g)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    int nomem = 0;
+    g->image_size = len;
+    g->image_data = data;
+    g->nsym = (int)img_get_i64(in, 1, 1 << 20);
+    g->nsub_total = (int)img_get_i64(in, 1, 1 << 30);
+    g->nbinary = (int)img_get_i64(in, 0, 1 << 28);
+    g->nunary = (int)img_get_i64(in, 0, 1 << 28);
+    int has_sum = (int)img_get_i64(in, 0, 1);
+    int kind = (int)img_get_i64(in, IMG_LEXICON_TEXT, IMG_LEXICON_BERKELEY);
+    g->binary = calloc((size_t)g->nbinary + 1, sizeof *g->binary);
+    g->unary = calloc((size_t)g->nunary + 1, sizeof *g->unary);
+    g->source = strdup(source);
+    if (!g->binary || !g->unary || !g->source)
+        nomem = 1;
+    if (!in->bad && !nomem)
+        open_symbols(in, g, &nomem);
+    if (!in->bad && !nomem)
+        open_binary(in, g, &nomem);
+    for (int i = 0; i < g->nbinary && !in->bad && !nomem; i++)
+        if ((g->binary[i].prob != NULL) != has_sum) /* linear tables iff the sum closure */
+            in->bad = 1;
+    if (!in->bad && !nomem)
+        open_unary(in, g, &nomem);
+    if (!in->bad && !nomem && has_sum)
+        g->sum = open_sum(in, g, &nomem);
+    cky_status st = CKY_OK;
+    if (!in->bad && !nomem)
+        st = kind == IMG_LEXICON_TEXT ? lexicon_text_restore(in, g, &g->lexicon)
+                                      : lexicon_berkeley_restore(in, g, &g->lexicon);
+    if (!st && nomem)
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+    else if (!st && in->bad)
+        st = cky_fail(CKY_ERR_FORMAT, "grammar image: inconsistent contents");
+    *out = g; /* also on failure: the caller frees it */
+    return st;
+}
+
+/* 1 if every child of level k (lchild/rchild) is a substate of the next level. */
+static int maps_valid(const grammar_cascade *c, int k, const grammar *fine)
+{
+    const grammar *g = c->level[k], *next = k + 1 < c->nlevel ? c->level[k + 1] : fine;
+    if (next->nsym != g->nsym)
+        return 0;
+    for (int s = 0; s < g->nsym; s++)
+        for (int x = g->sub_offset[s]; x < g->sub_offset[s] + g->nsub[s]; x++)
+            if (c->lchild[k][x] >= next->nsub[s] || c->rchild[k][x] >= next->nsub[s])
+                return 0;
+    return 1;
+}
+
+/* The cascade of g (save_cascade's part), or none. */
+static cky_status open_cascade(img_in *in, grammar *g, void *data, size_t len)
+{
+    int n = (int)img_get_i64(in, 0, 64), nomem = 0;
+    if (n == 0 || in->bad)
+        return CKY_OK;
+    grammar_cascade *c = calloc(1, sizeof *c);
+    if (!c || !(c->level = calloc((size_t)n, sizeof *c->level)) ||
+        !(c->lchild = calloc((size_t)n, sizeof *c->lchild)) ||
+        !(c->rchild = calloc((size_t)n, sizeof *c->rchild))) {
+        grammar_cascade_free(c);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    c->nlevel = n;
+    g->cascade = c;
+    for (int k = 0; k < n; k++) {
+        cky_status st = open_grammar(in, data, len, g->source, &c->level[k]);
+        if (st)
+            return st;
+        const grammar *lg = c->level[k];
+        if (lg->nsym != g->nsym || lg->sum)
+            in->bad = 1;
+        if (k >= 1 && !in->bad) {
+            c->lchild[k] = get_ints(in, (size_t)lg->nsub_total, 0, IMG_MAX_SUB, 1, &nomem);
+            c->rchild[k] = get_ints(in, (size_t)lg->nsub_total, 0, IMG_MAX_SUB, 1, &nomem);
+        }
+        if (nomem)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        if (in->bad)
+            return cky_fail(CKY_ERR_FORMAT, "grammar image: inconsistent cascade");
+    }
+    for (int k = 1; k < n; k++)
+        if (!maps_valid(c, k, g))
+            return cky_fail(CKY_ERR_FORMAT, "grammar image: inconsistent cascade maps");
+    return CKY_OK;
 }
 
 cky_status grammar_image_open(void *data, size_t len, uint64_t key, const char *source,
@@ -376,47 +488,17 @@ cky_status grammar_image_open(void *data, size_t len, uint64_t key, const char *
         h.checksum != grammar_image_checksum((unsigned char *)data + sizeof h, h.payload))
         return cky_fail(CKY_ERR_FORMAT, "grammar image: stale, foreign or damaged");
     img_in in = {(unsigned char *)data, len, sizeof h, 0};
-    grammar *g = calloc(1, sizeof *g);
-    if (!g)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    int nomem = 0;
-    g->image = owned ? data : NULL;
-    g->image_size = len;
-    g->image_data = data;
-    g->nsym = (int)img_get_i64(&in, 1, 1 << 20);
-    g->nsub_total = (int)img_get_i64(&in, 1, 1 << 30);
-    g->nbinary = (int)img_get_i64(&in, 0, 1 << 28);
-    g->nunary = (int)img_get_i64(&in, 0, 1 << 28);
-    int has_sum = (int)img_get_i64(&in, 0, 1);
-    int kind = (int)img_get_i64(&in, IMG_LEXICON_TEXT, IMG_LEXICON_BERKELEY);
-    g->binary = calloc((size_t)g->nbinary + 1, sizeof *g->binary);
-    g->unary = calloc((size_t)g->nunary + 1, sizeof *g->unary);
-    g->source = strdup(source);
-    if (!g->binary || !g->unary || !g->source)
-        nomem = 1;
-    if (!in.bad && !nomem)
-        open_symbols(&in, g, &nomem);
-    if (!in.bad && !nomem)
-        open_binary(&in, g, &nomem);
-    for (int i = 0; i < g->nbinary && !in.bad && !nomem; i++)
-        if ((g->binary[i].prob != NULL) != has_sum) /* linear tables iff the sum closure */
-            in.bad = 1;
-    if (!in.bad && !nomem)
-        open_unary(&in, g, &nomem);
-    if (!in.bad && !nomem && has_sum)
-        g->sum = open_sum(&in, g, &nomem);
-    cky_status st = CKY_OK;
-    if (!in.bad && !nomem)
-        st = kind == IMG_LEXICON_TEXT ? lexicon_text_restore(&in, g, &g->lexicon)
-                                      : lexicon_berkeley_restore(&in, g, &g->lexicon);
-    if (!st && !nomem && (in.bad || in.at != in.n))
+    grammar *g = NULL;
+    cky_status st = open_grammar(&in, data, len, source, &g);
+    if (!st)
+        st = open_cascade(&in, g, data, len);
+    if (!st && (in.bad || in.at != in.n))
         st = cky_fail(CKY_ERR_FORMAT, "grammar image: inconsistent contents");
-    else if (!st && nomem)
-        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
     if (st) {
-        open_fail(g);
+        grammar_free(g); /* what was allocated around the tables in data (not freed) */
         return st;
     }
+    g->image = owned ? data : NULL;
     *out = g;
     return CKY_OK;
 }

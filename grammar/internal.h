@@ -44,6 +44,12 @@ cky_status builder_add_binary(grammar_builder *b, int parent, int left, int righ
 cky_status builder_adopt_binary(grammar_builder *b, int parent, int left, int right,
                                 double *prob);
 
+/* The same, taking ownership of the malloc'ed rows of a table: nrow (l, r) rows in ascending
+ * order, row_l[k], row_r[k], linear prob[k * nsub[P] + p]; the other rows are zero (freed on
+ * failure too). */
+cky_status builder_adopt_rows(grammar_builder *b, int parent, int left, int right, int nrow,
+                              int *row_l, int *row_r, double *prob);
+
 /* Add a closed Viterbi unary rule P -> C with linear prob[c * nsub[P] + p] (copied). Identity
  * rules (P == C) are ignored. */
 cky_status builder_add_unary(grammar_builder *b, int parent, int child, const double *prob);

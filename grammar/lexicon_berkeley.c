@@ -445,6 +445,123 @@ cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int
     return score_pos_tags((const lexicon_berkeley *)g->lexicon, g, word, loc, pruned, out);
 }
 
+/* ---- projection (the coarse-to-fine cascade, grammar/cascade.c) ---- */
+
+/* SmoothAcrossParentBits.updateWeights for one symbol: the n x n weights w onto m
+ * substates (to[x]: the new substate of x), each row normalized; [[1.0]] for m = 1. */
+static double *project_weights(const double *w, int n, const int *to, int m)
+{
+    double *nw = calloc((size_t)m * m, sizeof *nw), *total = calloc((size_t)m, sizeof *total);
+    if (!nw || !total) {
+        free(nw);
+        free(total);
+        return NULL;
+    }
+    if (m == 1) {
+        nw[0] = 1.0;
+    } else {
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++) {
+                nw[(size_t)to[a] * m + to[b]] += w[(size_t)a * n + b];
+                total[to[a]] += w[(size_t)a * n + b];
+            }
+        for (int a = 0; a < m; a++)
+            for (int b = 0; b < m; b++)
+                nw[(size_t)a * m + b] /= total[a];
+    }
+    free(total);
+    return nw;
+}
+
+/* new[to[x]] += cond[x] * old[x] over the n fine values (NULL stays NULL: zeros). */
+static double *project_counts(const double *old, int n, const int *to, const double *cond,
+                              int m, int *nomem)
+{
+    if (!old)
+        return NULL;
+    double *d = calloc((size_t)m, sizeof *d);
+    if (!d) {
+        *nomem = 1;
+        return NULL;
+    }
+    for (int x = 0; x < n; x++)
+        d[to[x]] += cond[x] * old[x];
+    return d;
+}
+
+cky_status lexicon_berkeley_project(const grammar *g, const int *nsub_to, const int *to_sub,
+                                    const double *cond, double prune, grammar_lexicon **out)
+{
+    cky_status st = lexicon_berkeley_check(g);
+    if (st)
+        return st;
+    const lexicon_berkeley *fine = (const lexicon_berkeley *)g->lexicon;
+    lexicon_berkeley *lb = lexicon_berkeley_new(fine->nsym, nsub_to, &fine->p);
+    int nomem = !lb;
+    for (int t = 0; !nomem && t < fine->nsym; t++) {
+        int n = fine->nsub[t], m = nsub_to[t], off = g->sub_offset[t];
+        lb->tag_count[t] =
+            project_counts(fine->tag_count[t], n, to_sub + off, cond + off, m, &nomem);
+        lb->unseen_tag_count[t] =
+            project_counts(fine->unseen_tag_count[t], n, to_sub + off, cond + off, m, &nomem);
+        if (fine->diff[t] && !(lb->diff[t] = project_weights(fine->diff[t], n, to_sub + off, m)))
+            nomem = 1;
+    }
+    /* the same strings, words and entries; only the counts change size */
+    for (int w = 0; !nomem && w < name_table_count(fine->names); w++) {
+        const char *str = name_table_str(fine->names, w);
+        int id;
+        if (name_table_intern(lb->names, str, strlen(str), &id, NULL) || id != w)
+            nomem = 1;
+    }
+    if (!nomem && fine->nwords) {
+        if (!(lb->words = malloc((size_t)fine->nwords * sizeof *lb->words)))
+            nomem = 1;
+        else
+            memcpy(lb->words, fine->words, (size_t)fine->nwords * sizeof *lb->words);
+        lb->nwords = lb->cap_words = fine->nwords;
+    }
+    size_t pool = 0;
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < fine->nentry[k]; i++)
+            pool += (size_t)nsub_to[fine->entry[k][i].tag];
+    if (!nomem && !(lb->pool = calloc(pool ? pool : 1, sizeof *lb->pool)))
+        nomem = 1;
+    lb->npool = lb->cap_pool = nomem ? 0 : pool;
+    /* the entries as the fine lexicon's, their counts projected into the new pool, the seen
+     * ones pruned (removeUnlikelyTags) */
+    size_t at = 0;
+    for (int k = 0; k < 2 && !nomem; k++) {
+        size_t ne = fine->nentry[k];
+        if (!(lb->entry[k] = malloc((ne ? ne : 1) * sizeof *lb->entry[k]))) {
+            nomem = 1;
+            break;
+        }
+        lb->nentry[k] = lb->cap_entry[k] = ne;
+        for (size_t i = 0; i < ne; i++) {
+            const lex_entry *e = &fine->entry[k][i];
+            int t = e->tag, n = fine->nsub[t], m = nsub_to[t], off = g->sub_offset[t];
+            const double *old = fine->pool + e->off;
+            double *d = lb->pool + at;
+            for (int x = 0; x < n; x++)
+                d[to_sub[off + x]] += cond[off + x] * old[x];
+            for (int y = 0; k == SEEN && y < m; y++)
+                if (d[y] < prune)
+                    d[y] = 0;
+            lb->entry[k][i] = (lex_entry){e->word, t, at};
+            at += (size_t)m;
+        }
+    }
+    if (nomem) {
+        lexicon_berkeley_free(lb);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    lb->base = (grammar_lexicon){IMG_LEXICON_BERKELEY, lexicon_berkeley_save, lexicon_score,
+                                 lexicon_free_base};
+    *out = &lb->base;
+    return CKY_OK;
+}
+
 /* ---- images (grammar/image.h) ---- */
 
 static void lexicon_berkeley_save(const grammar_lexicon *lex, img_out *w)

@@ -65,4 +65,15 @@ cky_status lexicon_berkeley_check(const grammar *g);
 cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int loc, int pruned,
                                          double *out);
 
+/* The lexicon of g projected for a coarse-to-fine level (grammar/cascade.h), as
+ * SophisticatedLexicon.projectLexicon, then removeUnlikelyTags(prune): symbol s gets
+ * nsub_to[s] substates; fine substate x (a global id of g) goes to substate to_sub[x] of its
+ * symbol with weight cond[x]: tag counts and word-tag counts summed with those weights in
+ * substate order, the smoother's weights projected and normalized per row
+ * (SmoothAcrossParentBits.updateWeights), word-tag counts < prune set to 0. The words,
+ * signatures and parameters are the fine lexicon's. CKY_ERR_UNSUPPORTED unless g's lexicon is
+ * a Berkeley lexicon. */
+cky_status lexicon_berkeley_project(const grammar *g, const int *nsub_to, const int *to_sub,
+                                    const double *cond, double prune, grammar_lexicon **out);
+
 #endif

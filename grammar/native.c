@@ -1,8 +1,9 @@
 /* native: the Berkeley Parser's .gr file (gzip + Java serialization of ParserData) to a
  * grammar, following docs/berkeley-grammar-spec.md §1.13: symbols from numbs["tags"], nsub
  * and isGrammarTag from the Grammar, binaryRulesWithParent and closedViterbiRulesWithParent
- * in list order, the sum closure of the max-rule decoder (native_sum.c), and the
- * SophisticatedLexicon's counts.
+ * in list order, the sum closure of the max-rule decoder (native_sum.c), the
+ * SophisticatedLexicon's counts, and from them all the coarse-to-fine cascade (the split
+ * trees and raw rules: native_cascade.c; the levels: cascade.c).
  *
  * Every node reached is checked for its class and array type, and every table length against
  * the substate counts. The work is bounded by a cell budget proportional to the stream size,
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cascade_src.h"
 #include "internal.h"
 #include "jser.h"
 #include "lexicon_berkeley.h"
@@ -216,6 +218,54 @@ cky_status native_rule_state(native_ctx *c, const jser_node *rule, const char *f
     return get_int_in(rule, field, 0, c->nsym - 1, out);
 }
 
+/* The non-null (l, r) rows of BinaryRule.scores (outer: double[nl][nr][np]) in ascending
+ * order: *nrow rows (l, r) and their np values each (malloc'ed). */
+static cky_status read_binary_rows(native_ctx *c, const jser_node *outer, size_t nr, size_t np,
+                                   int *nrow, int **row_l, int **row_r, double **prob)
+{
+    const jser_node *const *lrows = outer->u.array.data;
+    size_t nl = outer->u.array.length, n = 0;
+    cky_status st;
+    *row_l = *row_r = NULL;
+    *prob = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        size_t k = 0;
+        for (size_t l = 0; l < nl; l++) {
+            const jser_node *m;
+            if (!lrows[l])
+                continue;
+            if ((st = jser_get_array(lrows[l], '[', "BinaryRule.scores[l]", &m)))
+                return st;
+            if (m->u.array.length != nr)
+                return cky_fail(CKY_ERR_FORMAT, "%s: BinaryRule.scores[l] has %zu rows, "
+                                "expected %zu", c->source, m->u.array.length, nr);
+            const jser_node *const *rrows = m->u.array.data;
+            for (size_t r = 0; r < nr; r++) {
+                if (!rrows[r])
+                    continue;
+                if (pass == 1) {
+                    (*row_l)[k] = (int)l;
+                    (*row_r)[k] = (int)r;
+                    if ((st = read_row(c, rrows[r], np, "BinaryRule.scores[l][r]",
+                                       *prob + k * np)))
+                        return st;
+                }
+                k++;
+            }
+        }
+        if (pass == 0) {
+            n = k;
+            *row_l = malloc((n ? n : 1) * sizeof **row_l);
+            *row_r = malloc((n ? n : 1) * sizeof **row_r);
+            *prob = malloc((n ? n : 1) * np * sizeof **prob);
+            if (!*row_l || !*row_r || !*prob)
+                return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        }
+    }
+    *nrow = (int)n;
+    return CKY_OK;
+}
+
 static cky_status add_binaries(native_ctx *c, const jser_node *gr, grammar_builder *b)
 {
     const jser_node *lists;
@@ -226,9 +276,9 @@ static cky_status add_binaries(native_ctx *c, const jser_node *gr, grammar_build
         if ((st = native_rule_list(lists, P, "binaryRulesWithParent", &rules, &n)))
             break;
         for (size_t i = 0; !st && i < n; i++) {
-            int parent, L, R;
+            int parent, L, R, nrow = 0, *row_l = NULL, *row_r = NULL;
             const jser_node *scores, *outer;
-            double *prob;
+            double *prob = NULL;
             if (!jser_is_instance(rules[i], PKG "BinaryRule"))
                 return cky_fail(CKY_ERR_FORMAT, "binaryRulesWithParent[%d] holds %s", P,
                                 rules[i] ? jser_class_name(rules[i]) : "null");
@@ -241,20 +291,22 @@ static cky_status add_binaries(native_ctx *c, const jser_node *gr, grammar_build
                                                 "parent %d", P, parent);
             size_t nl = (size_t)c->nsub[L], nr = (size_t)c->nsub[R], np = (size_t)c->nsub[P];
             if ((st = native_spend(c, nl * nr * np, "binary rule")) ||
-                (st = scratch(c, nl * nr * np, &prob)) ||
                 (st = jser_get_object(rules[i], "scores", &scores)) ||
                 (st = jser_get_array(scores, '[', "BinaryRule.scores", &outer)))
                 break;
             if (outer->u.array.length != nl)
                 return cky_fail(CKY_ERR_FORMAT, "binary rule %d -> %d %d: %zu left substates, "
                                 "expected %zu", P, L, R, outer->u.array.length, nl);
-            const jser_node *const *lrows = outer->u.array.data;
-            for (size_t l = 0; !st && l < nl; l++)
-                if (lrows[l])
-                    st = native_read_matrix(c, lrows[l], nr, np, "BinaryRule.scores[l]",
-                                     prob + l * nr * np);
+            st = read_binary_rows(c, outer, nr, np, &nrow, &row_l, &row_r, &prob);
             if (!st)
-                st = builder_add_binary(b, P, L, R, prob);
+                st = cascade_src_add_rows(c->cascade, P, L, R, nrow, row_l, row_r, prob);
+            if (!st) {
+                st = builder_adopt_rows(b, P, L, R, nrow, row_l, row_r, prob);
+            } else {
+                free(row_l);
+                free(row_r);
+                free(prob);
+            }
         }
     }
     return st;
@@ -474,27 +526,37 @@ static cky_status build(native_ctx *c, const jser_node *root, grammar **out)
     grammar_builder *b = builder_new();
     if (!b)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    c->cascade->nsym = c->nsym;
+    c->cascade->nsub = c->nsub;
     if ((st = add_symbols(c, root, gr, b)) || (st = add_binaries(c, gr, b)) ||
         (st = add_unaries(c, gr, b)) || (st = native_read_sum(c, gr, b)) ||
-        (st = read_lexicon(c, root, &lex))) {
+        (st = native_read_cascade(c, gr, c->cascade)) || (st = read_lexicon(c, root, &lex))) {
         builder_free(b);
         return st;
     }
     free(c->scratch); /* before builder_finish, which needs the memory */
     c->scratch = NULL;
     c->cap_scratch = 0;
-    return builder_finish(b, lex, c->source, out);
+    if ((st = builder_finish(b, lex, c->source, out)))
+        return st;
+    if ((st = cascade_build(c->cascade, *out, &(*out)->cascade))) {
+        grammar_free(*out);
+        *out = NULL;
+    }
+    return st;
 }
 
 /* The grammar of a parsed graph; the graph is freed. */
 static cky_status build_from_graph(jser_graph *js, grammar **out)
 {
     const char *source = jser_source(js);
+    cascade_src src = {0};
     native_ctx c = {source, 0, NULL, BUDGET_BASE + BUDGET_PER_BYTE * jser_stream_size(js), NULL,
-                    0};
+                    0, &src};
     cky_status st = build(&c, jser_root(js), out);
     if (st && !strstr(cky_last_error(), source))
         cky_fail(st, "%s: %s", source, cky_last_error());
+    cascade_src_free(&src);
     free(c.nsub);
     free(c.scratch);
     jser_free(js);

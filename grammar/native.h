@@ -17,6 +17,8 @@ cky_status grammar_load_native_stream(const unsigned char *data, size_t len, con
 
 /* ---- shared by the parts of the loader (native.c, native_sum.c) ---- */
 
+struct cascade_src;
+
 typedef struct native_ctx {
     const char *source;
     int nsym;
@@ -24,6 +26,7 @@ typedef struct native_ctx {
     size_t budget; /* table cells left to fill */
     double *scratch;
     size_t cap_scratch;
+    struct cascade_src *cascade; /* what the coarse-to-fine cascade is computed from */
 } native_ctx;
 
 /* Take n table cells from the budget; CKY_ERR_FORMAT naming `what` when it is spent. */
@@ -47,5 +50,10 @@ cky_status native_rule_state(native_ctx *c, const jser_node *rule, const char *f
 /* Read the sum closure (closedSumRulesWithParent/Child, closedSumPaths) with the jar's
  * parse-time pruning of the rules shared with unaryRulesWithParent, into the builder. */
 cky_status native_read_sum(native_ctx *c, const jser_node *gr, grammar_builder *b);
+
+/* Read what the cascade needs beyond the grammar (grammar/cascade_src.h): the split trees,
+ * unaryRulesWithParent and unaryRuleMap's keys in Java's iteration order. A file without
+ * split trees leaves src->tree NULL (no cascade). native_cascade.c. */
+cky_status native_read_cascade(native_ctx *c, const jser_node *gr, struct cascade_src *src);
 
 #endif

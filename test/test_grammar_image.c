@@ -10,12 +10,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../grammar/cascade.h"
 #include "../grammar/grammar.h"
 #include "../grammar/image.h"
 
 #define GRAMMARS CKY_SHARED "/grammars/"
 #define TEXT_SM1 GRAMMARS "sample-sm1/sample-sm1"
 #define NATIVE_SM1 GRAMMARS "sample-sm1/sample-sm1.gr"
+#define NATIVE_SM3 GRAMMARS "sample-sm3/sample-sm3.gr"
 
 static grammar *load_source(const char *spec)
 {
@@ -68,6 +70,27 @@ static void compare_words(const grammar *a, const grammar *b)
     free(y);
 }
 
+static void compare_grammars(const grammar *a, const grammar *b);
+
+/* The coarse-to-fine cascades: every level a grammar equal in every bit, the same child maps. */
+static void compare_cascades(const grammar *a, const grammar *b)
+{
+    const grammar_cascade *x = grammar_cascade_of(a), *y = grammar_cascade_of(b);
+    cr_assert_eq(x == NULL, y == NULL, "a cascade in one grammar only");
+    if (!x)
+        return;
+    cr_assert_eq(x->nlevel, y->nlevel);
+    for (int k = 0; k < x->nlevel; k++) {
+        cr_assert_null(x->level[k]->cascade);
+        compare_grammars(x->level[k], y->level[k]);
+        if (k == 0)
+            continue;
+        size_t n = (size_t)x->level[k]->nsub_total * sizeof(int);
+        same_bytes(x->lchild[k], y->lchild[k], n, "cascade lchild", k);
+        same_bytes(x->rchild[k], y->rchild[k], n, "cascade rchild", k);
+    }
+}
+
 /* Every field of the grammar, every score bit. */
 static void compare_grammars(const grammar *a, const grammar *b)
 {
@@ -104,6 +127,7 @@ static void compare_grammars(const grammar *a, const grammar *b)
     same_bytes(a->unary_first, b->unary_first, n1, "unary_first", 0);
     compare_sum(a, b);
     compare_words(a, b);
+    compare_cascades(a, b);
 }
 
 /* Parse `spec`, build its image, open it: equal to the parsed grammar, and its own image is
@@ -139,6 +163,19 @@ static void round_trip(const char *spec)
 Test(grammar_image, text_export_round_trip) { round_trip(TEXT_SM1); }
 
 Test(grammar_image, native_round_trip) { round_trip(NATIVE_SM1); }
+
+/* sample-sm3: a cascade of three levels (X-bar, 2 and 4 substates), child maps included. */
+Test(grammar_image, native_cascade_round_trip, .timeout = 600)
+{
+    grammar *g = load_source(NATIVE_SM3);
+    const grammar_cascade *c = grammar_cascade_of(g);
+    cr_assert_not_null(c);
+    cr_assert_eq(c->nlevel, 3);
+    for (int s = 0; s < g->nsym; s++)
+        cr_assert_eq(c->level[0]->nsub[s], 1, "level 0 is X-bar");
+    grammar_free(g);
+    round_trip(NATIVE_SM3);
+}
 
 /* A temp folder holding copies of the sample-sm1 text export, and a cache inside it. */
 static char dir[] = "/tmp/cky-gimg-XXXXXX";

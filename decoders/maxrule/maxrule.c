@@ -67,15 +67,29 @@ cky_status mr_chart_alloc(const grammar *g, int n, mr_chart *c)
     return CKY_OK;
 }
 
-/* The lexical layer (initializeChart): the span-1 cells get the linear tag scores. */
+/* The lexical layer (initializeChart): the span-1 cells get the linear tag scores, of the
+ * allowed tags and substates only. */
 static void fill_lexical(mr_chart *c)
 {
-    for (int i = 0; i < c->n; i++)
-        memcpy(mr_in(c, i, i + 1), c->lex + (size_t)i * c->nsub, (size_t)c->nsub * sizeof(double));
+    const grammar *g = c->g;
+    for (int i = 0; i < c->n; i++) {
+        double *cell = mr_in(c, i, i + 1);
+        const double *lex = c->lex + (size_t)i * c->nsub;
+        if (!c->mask) {
+            memcpy(cell, lex, (size_t)c->nsub * sizeof(double));
+            continue;
+        }
+        for (int t = 0; t < g->nsym; t++) {
+            const unsigned char *sub = mr_subs(c, i, i + 1, t);
+            int allowed = mr_allowed(c, i, i + 1, t);
+            for (int x = 0; x < g->nsub[t]; x++)
+                cell[g->sub_offset[t] + x] = allowed && sub[x] ? lex[g->sub_offset[t] + x] : 0;
+        }
+    }
 }
 
 /* setupScaling + initializeChart(scale = true): a zeroed chart, scales MIN_VALUE except the
- * POS tags over one word (0). */
+ * allowed POS tags over one word (0). */
 cky_status mr_setup_scaling(mr_chart *c)
 {
     size_t cells = chart_ncells(c->n), sym = (size_t)c->nsym;
@@ -95,7 +109,7 @@ cky_status mr_setup_scaling(mr_chart *c)
     fill_lexical(c);
     for (int i = 0; i < c->n; i++)
         for (int t = 0; t < c->nsym; t++)
-            if (!c->g->phrasal[t])
+            if (!c->g->phrasal[t] && mr_allowed(c, i, i + 1, t))
                 c->iscale[mr_cell(c, i, i + 1) * sym + t] = 0;
     return CKY_OK;
 }
@@ -181,10 +195,16 @@ cky_status maxrule_parse(const grammar *g, char *const *words, int n,
     cky_status st = grammar_check_sum(g);
     if (st)
         return st;
+    const chart_mask *mask = opt ? opt->mask : NULL;
+    if (mask && (mask->n != n || mask->nsym != g->nsym || mask->nsub != g->nsub_total))
+        return cky_fail(CKY_ERR_ARG, "maxrule: a mask of %d words, %d symbols, %d substates "
+                        "for %d words of a grammar of %d symbols, %d substates", mask->n,
+                        mask->nsym, mask->nsub, n, g->nsym, g->nsub_total);
     mr_chart c;
     if ((st = mr_chart_alloc(g, n, &c)))
         return st;
     c.from_pre = opt && opt->scaled_unaries_from_pre;
+    c.mask = mask;
     st = decode(&c, words, opt, out);
     mr_chart_release(&c);
     return st;

@@ -1,6 +1,7 @@
 /* maxrule: the exact max-rule decoder (Petrov and Klein 2007; the Berkeley parser's default),
  * the double-precision reference in the jar's own arithmetic (CoarseToFineMaxRuleParser's
- * final level with nothing pruned):
+ * final level, with nothing pruned or within the mask of its coarse-to-fine cascade:
+ * maxrule_options.mask, prune/prune.h):
  *
  *  1. inside scores in linear probabilities over every substate, with the closed SUM unaries
  *     (one unary layer per cell; grammar.sum) and the pruned lexicon;
@@ -26,6 +27,7 @@
 #ifndef CKY_DECODERS_MAXRULE_H
 #define CKY_DECODERS_MAXRULE_H
 
+#include "../../chart/mask.h"
 #include "../../corpus_tools/tree.h"
 #include "../../grammar/grammar.h"
 
@@ -43,6 +45,10 @@ typedef struct maxrule_options {
                                     symbol sees an earlier one's unary terms: a second unary
                                     step that the unscaled passes do not take, which changes
                                     log P(sentence) (about 1e-4 relative on short sentences). */
+    const chart_mask *mask;      /* the Berkeley parser's pruned final pass: only the items of
+                                    the mask (prune/prune.h: prune_mask.fine; NULL: every
+                                    item), restricted loop by loop as the jar restricts its
+                                    CoarseToFineMaxRuleParser final level */
 } maxrule_options;
 
 typedef struct maxrule_result {
@@ -53,9 +59,10 @@ typedef struct maxrule_result {
     tree *tree;    /* the un-annotated Penn Treebank tree (ROOT label ""); NULL if no tree */
 } maxrule_result;
 
-/* Parse words[0..n) (n >= 1) exhaustively with max-rule. opt may be NULL (defaults). A
- * sentence without a parse is not an error: out->tree is NULL and the scores -inf (loglik is
- * finite when the sentence has a probability but no max-rule tree). */
+/* Parse words[0..n) (n >= 1) with max-rule, exhaustively or within opt->mask (a mask for
+ * these n words and g; CKY_ERR_ARG otherwise). opt may be NULL (defaults). A sentence
+ * without a parse is not an error: out->tree is NULL and the scores -inf (loglik is finite
+ * when the sentence has a probability but no max-rule tree). */
 cky_status maxrule_parse(const grammar *g, char *const *words, int n,
                          const maxrule_options *opt, maxrule_result *out);
 

@@ -4,7 +4,9 @@
  * Binary rules are walked by parent, rule (list order), split, left substate, right substate,
  * parent substate; a binary term is (rule * left) * right. The rows of a grammar_binary are the
  * non-zero (l, r) rows in ascending order, i.e. the jar's order with its null rows skipped, and
- * the terms it skips (a zero factor) add nothing, so every sum is the jar's. */
+ * the terms it skips (a zero factor) add nothing, so every sum is the jar's. As the jar
+ * restricts the pass to a mask: terms go to allowed parent symbols and substates only; a
+ * child that is not allowed has no inside score, so it adds nothing. */
 #include <math.h>
 #include <string.h>
 
@@ -24,11 +26,13 @@ void mr_mark_nonzero(mr_chart *c, int i, int j)
 
 /* ---- unscaled ---------------------------------------------------------------------------- */
 
-/* Binary terms of parent P over cell (i, j) into acc[nsub[P]]; 1 if any term was added. */
+/* Binary terms of parent P over cell (i, j) into acc[nsub[P]] (allowed parent substates
+ * only); 1 if any term was added. */
 static int binary_terms(const mr_chart *c, int i, int j, int P, int b, int k, double *acc)
 {
     const grammar *g = c->g;
     const grammar_binary *r = &g->binary[b];
+    const unsigned char *psub = mr_subs(c, i, j, P);
     int np = g->nsub[P], any = 0;
     const double *left = mr_in(c, i, k) + g->sub_offset[r->left];
     const double *right = mr_in(c, k, j) + g->sub_offset[r->right];
@@ -38,7 +42,7 @@ static int binary_terms(const mr_chart *c, int i, int j, int P, int b, int k, do
             continue;
         const double *w = r->prob + (size_t)row * np;
         for (int p = 0; p < np; p++) {
-            if (w[p] == 0)
+            if ((psub && !psub[p]) || w[p] == 0)
                 continue;
             acc[p] += w[p] * ls * rs;
             any = 1;
@@ -47,9 +51,10 @@ static int binary_terms(const mr_chart *c, int i, int j, int P, int b, int k, do
     return any;
 }
 
-/* Unary terms of sum rule u (parent P) over the child vector `child` into acc[nsub[P]]. */
+/* Unary terms of sum rule u (parent P) over the child vector `child` into acc[nsub[P]], the
+ * parent substates psub allows (NULL: all). */
 static int unary_terms(const mr_chart *c, const grammar_sum_unary *u, const double *child,
-                       double *acc)
+                       const unsigned char *psub, double *acc)
 {
     int np = c->g->nsub[u->parent], nc = c->g->nsub[u->child], any = 0;
     for (int cp = 0; cp < nc; cp++) {
@@ -58,7 +63,7 @@ static int unary_terms(const mr_chart *c, const grammar_sum_unary *u, const doub
             continue;
         const double *w = u->prob + (size_t)cp * np;
         for (int p = 0; p < np; p++) {
-            if (w[p] == 0)
+            if ((psub && !psub[p]) || w[p] == 0)
                 continue;
             acc[p] += is * w[p];
             any = 1;
@@ -72,7 +77,7 @@ static void inside_cell(mr_chart *c, int i, int j)
     const grammar *g = c->g;
     double *cell = mr_in(c, i, j);
     for (int P = 0; j - i > 1 && P < g->nsym; P++) {
-        if (!g->phrasal[P])
+        if (!mr_allowed(c, i, j, P))
             continue;
         int np = g->nsub[P], any = 0;
         memset(c->acc, 0, (size_t)np * sizeof *c->acc);
@@ -91,11 +96,11 @@ static void inside_cell(mr_chart *c, int i, int j)
     const grammar_sum_closure *s = g->sum;
     memset(c->tmp, 0, (size_t)c->nsub * sizeof *c->tmp);
     for (int P = 0; P < g->nsym; P++) {
-        if (!mr_allowed(c, j - i, P))
+        if (!mr_allowed(c, i, j, P))
             continue;
         for (int k = s->first[P]; k < s->first[P + 1]; k++)
             unary_terms(c, &s->rule[k], cell + g->sub_offset[s->rule[k].child],
-                        c->tmp + g->sub_offset[P]);
+                        mr_subs(c, i, j, P), c->tmp + g->sub_offset[P]);
     }
     for (int x = 0; x < c->nsub; x++)
         if (c->tmp[x] > 0)
@@ -118,7 +123,7 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
     double *cell = mr_in(c, i, j);
     int *scale = c->iscale + mr_cell(c, i, j) * c->nsym;
     for (int P = 0; j - i > 1 && P < g->nsym; P++) {
-        if (!g->phrasal[P])
+        if (!mr_allowed(c, i, j, P))
             continue;
         int np = g->nsub[P];
         for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
@@ -141,14 +146,15 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
     const int *src_scale;
     const double *src = mr_unary_source(c, cell, scale, &src_scale);
     for (int P = 0; P < g->nsym; P++) {
-        if (!mr_allowed(c, j - i, P))
+        if (!mr_allowed(c, i, j, P))
             continue;
         int np = g->nsub[P], parent_scale = scale[P], any = 0;
         double *after = c->tmp; /* scoresAfterUnaries[P]; zero until first used */
         memset(after, 0, (size_t)np * sizeof *after);
         for (int k = s->first[P]; k < s->first[P + 1]; k++) {
             int C = s->rule[k].child;
-            if (!unary_terms(c, &s->rule[k], src + g->sub_offset[C], c->acc))
+            if (!unary_terms(c, &s->rule[k], src + g->sub_offset[C], mr_subs(c, i, j, P),
+                             c->acc))
                 continue;
             any = 1;
             mr_fold_add(c, c->acc, src_scale[C], after, np, &parent_scale);

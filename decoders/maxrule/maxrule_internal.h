@@ -3,8 +3,9 @@
  * mr_chart holds the jar's per-sentence arrays, cell (i, j) at chart_cell(n, i, j) as in
  * chart/chart.h: iScore and oScore of every global substate (linear, possibly scaled),
  * iScale and oScale of every symbol (scaled passes), and the max-c arrays of every symbol.
- * "Allowed" is the jar's exhaustive allowedStates: every symbol over one word, the phrasal
- * symbols (isGrammarTag) over longer spans. */
+ * "Allowed" is the jar's allowedStates and allowedSubStates: a pruned pass's mask
+ * (chart/mask.h), or without one the exhaustive pass's: every symbol over one word, the
+ * phrasal symbols (isGrammarTag) over longer spans, every substate. */
 #ifndef CKY_DECODERS_MAXRULE_INTERNAL_H
 #define CKY_DECODERS_MAXRULE_INTERNAL_H
 
@@ -12,6 +13,7 @@
 #include <stddef.h>
 
 #include "../../chart/chart.h"
+#include "../../chart/mask.h"
 #include "maxrule.h"
 
 #define MR_NO_SCALE INT_MIN /* Integer.MIN_VALUE: no scale yet */
@@ -19,6 +21,7 @@
 
 typedef struct mr_chart {
     const grammar *g;
+    const chart_mask *mask;    /* the allowed items (NULL: the exhaustive pass's) */
     int n, nsym, nsub, maxsub; /* words, symbols, global substates, most substates of one */
     double *lex;               /* [n][nsub]: linear lexical scores (0 for phrasal) */
     double *in, *out;          /* [cells][nsub]: iScore, oScore */
@@ -45,9 +48,18 @@ static inline double *mr_out(const mr_chart *c, int i, int j)
 {
     return c->out + mr_cell(c, i, j) * c->nsub;
 }
-static inline int mr_allowed(const mr_chart *c, int span, int sym)
+/* allowedStates[i][j][sym]. */
+static inline int mr_allowed(const mr_chart *c, int i, int j, int sym)
 {
-    return span == 1 || c->g->phrasal[sym];
+    if (c->mask)
+        return c->mask->state[mr_cell(c, i, j) * c->nsym + sym];
+    return j - i == 1 || c->g->phrasal[sym];
+}
+
+/* allowedSubStates of symbol sym over (i, j), one flag per substate; NULL: all allowed. */
+static inline const unsigned char *mr_subs(const mr_chart *c, int i, int j, int sym)
+{
+    return c->mask ? c->mask->sub + mr_cell(c, i, j) * c->nsub + c->g->sub_offset[sym] : NULL;
 }
 
 /* 1 if symbol sym has a non-zero inside score over (i, j) (set by the inside passes). */

@@ -9,7 +9,8 @@
  * in the jar's order (parent, rule, split) wins. Lexical items score log sum
  * (outside(tag) * lexicon) / P(sentence). One unary layer per cell: each parent takes its best
  * closed sum unary over the children's max-c scores before the unaries (inside scores are the
- * post-unary ones, as in the jar). */
+ * post-unary ones, as in the jar). Parents and children are the allowed symbols only (the
+ * jar's allowedStates checks); the posteriors sum over every substate, as the jar's do. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,7 +67,7 @@ static void maxc_binary(mr_chart *c, int i, int j, double norm, int root_scale)
     const grammar *g = c->g;
     size_t cell = mr_cell(c, i, j) * c->nsym;
     for (int P = 0; P < g->nsym; P++) {
-        if (!g->phrasal[P])
+        if (!mr_allowed(c, i, j, P))
             continue;
         for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
             const grammar_binary *r = &g->binary[b];
@@ -74,6 +75,8 @@ static void maxc_binary(mr_chart *c, int i, int j, double norm, int root_scale)
             int kmin, kmax;
             mr_splits(c, r, i, j, &kmin, &kmax);
             for (int k = kmin; k <= kmax; k++) {
+                if (!mr_allowed(c, i, k, r->left) || !mr_allowed(c, k, j, r->right))
+                    continue;
                 double ls = c->mscore[mr_cell(c, i, k) * c->nsym + r->left];
                 double rs = c->mscore[mr_cell(c, k, j) * c->nsym + r->right];
                 if (ls == -INFINITY || rs == -INFINITY)
@@ -109,7 +112,7 @@ static void maxc_lexical(mr_chart *c, int i, double norm, int root_scale)
     size_t cell = mr_cell(c, i, i + 1) * c->nsym;
     const double *po = mr_out(c, i, i + 1), *lex = c->lex + (size_t)i * c->nsub;
     for (int t = 0; t < g->nsym; t++) {
-        if (g->phrasal[t])
+        if (g->phrasal[t] || !mr_allowed(c, i, i + 1, t))
             continue;
         double sum = 0;
         for (int s = g->sub_offset[t]; s < g->sub_offset[t] + g->nsub[t]; s++)
@@ -149,12 +152,12 @@ static void maxc_unary(mr_chart *c, int i, int j, double norm, int root_scale)
     double *best = c->tmp; /* maxcScoreStartEnd: the cell's scores updated in a batch */
     memcpy(best, c->mscore + cell, (size_t)c->nsym * sizeof *best);
     for (int P = 0; P < g->nsym; P++) {
-        if (!mr_allowed(c, j - i, P))
+        if (!mr_allowed(c, i, j, P))
             continue;
         for (int k = s->first[P]; k < s->first[P + 1]; k++) {
             const grammar_sum_unary *u = &s->rule[k];
             double child = c->mscore[cell + u->child];
-            if (child == -INFINITY)
+            if (!mr_allowed(c, i, j, u->child) || child == -INFINITY)
                 continue;
             double sf = 0.0;
             if (c->scaled)

@@ -5,7 +5,12 @@
  * child, in closedSumRulesWithChild order), then the binary rules of every parent send
  * (rule * sibling inside) * parent outside to each child, one split at a time; each split's
  * sums are added to the children as the jar adds them. Outside scores are those of the
- * pre-unary layer: the parent side of a binary rule includes the unary terms. */
+ * pre-unary layer: the parent side of a binary rule includes the unary terms.
+ *
+ * The mask, as the jar applies it: unary terms go to allowed child symbols and substates
+ * (in the scaled pass from allowed parent substates only: there a binary term can reach a
+ * substate without inside score); binary terms come from allowed parents, and in the scaled
+ * pass, which does not skip children without inside scores, go to allowed children only. */
 #include <math.h>
 #include <string.h>
 
@@ -39,15 +44,18 @@ static int binary_out_terms(const mr_chart *c, int i, int j, int P, int b, int k
     return any;
 }
 
-/* Unary terms of sum rule u into acc[nsub[child]] from the parent outside vector po. */
+/* Unary terms of sum rule u into acc[nsub[child]] from the parent outside vector po, for the
+ * child substates csub allows and from the parent substates psub allows (NULL: all). */
 static int unary_out_terms(const mr_chart *c, const grammar_sum_unary *u, const double *po,
-                           double *acc)
+                           const unsigned char *csub, const unsigned char *psub, double *acc)
 {
     int np = c->g->nsub[u->parent], nc = c->g->nsub[u->child], any = 0;
     for (int cp = 0; cp < nc; cp++) {
+        if (csub && !csub[cp])
+            continue;
         const double *w = u->prob + (size_t)cp * np;
         for (int p = 0; p < np; p++) {
-            if (w[p] == 0 || po[p] == 0)
+            if ((psub && !psub[p]) || w[p] == 0 || po[p] == 0)
                 continue;
             acc[cp] += po[p] * w[p];
             any = 1;
@@ -63,17 +71,20 @@ static void outside_cell(mr_chart *c, int i, int j)
     double *cell = mr_out(c, i, j);
     memset(c->tmp, 0, (size_t)c->nsub * sizeof *c->tmp);
     for (int C = 0; C < g->nsym; C++) {
-        if (!mr_allowed(c, j - i, C))
+        if (!mr_allowed(c, i, j, C))
             continue;
         for (int x = s->child_first[C]; x < s->child_first[C + 1]; x++) {
             const grammar_sum_unary *u = &s->rule[s->by_child[x]];
-            unary_out_terms(c, u, cell + g->sub_offset[u->parent], c->tmp + g->sub_offset[C]);
+            unary_out_terms(c, u, cell + g->sub_offset[u->parent], mr_subs(c, i, j, C), NULL,
+                            c->tmp + g->sub_offset[C]);
         }
     }
     for (int x = 0; x < c->nsub; x++)
         if (c->tmp[x] > 0)
             cell[x] += c->tmp[x];
     for (int P = 0; j - i > 1 && P < g->nsym; P++) {
+        if (!mr_allowed(c, i, j, P))
+            continue; /* (its outside scores are 0) */
         for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
             const grammar_binary *r = &g->binary[b];
             int nl = g->nsub[r->left], nr = g->nsub[r->right], kmin, kmax;
@@ -112,15 +123,16 @@ static void outside_unary_scaled(mr_chart *c, int i, int j)
     const int *src_scale;
     const double *src = mr_unary_source(c, cell, scale, &src_scale);
     for (int C = 0; C < g->nsym; C++) {
-        if (!mr_allowed(c, j - i, C))
+        if (!mr_allowed(c, i, j, C))
             continue;
         int nc = g->nsub[C], child_scale = scale[C], any = 0;
         double *after = c->tmp;
         memset(after, 0, (size_t)nc * sizeof *after);
         for (int x = s->child_first[C]; x < s->child_first[C + 1]; x++) {
             const grammar_sum_unary *u = &s->rule[s->by_child[x]];
-            if (!mr_allowed(c, j - i, u->parent) ||
-                !unary_out_terms(c, u, src + g->sub_offset[u->parent], c->acc))
+            if (!mr_allowed(c, i, j, u->parent) ||
+                !unary_out_terms(c, u, src + g->sub_offset[u->parent], mr_subs(c, i, j, C),
+                                 mr_subs(c, i, j, u->parent), c->acc))
                 continue;
             any = 1;
             mr_fold_add(c, c->acc, src_scale[u->parent], after, nc, &child_scale);
@@ -136,14 +148,15 @@ static void outside_cell_scaled(mr_chart *c, int i, int j)
     outside_unary_scaled(c, i, j);
     size_t pc = mr_cell(c, i, j);
     for (int P = 0; j - i > 1 && P < g->nsym; P++) {
-        if (!g->phrasal[P])
+        if (!mr_allowed(c, i, j, P))
             continue;
         for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
             const grammar_binary *r = &g->binary[b];
             int kmin, kmax;
             mr_splits(c, r, i, j, &kmin, &kmax);
             for (int k = kmin; k <= kmax; k++) {
-                if (!binary_out_terms(c, i, j, P, b, k, 0, c->acc, c->acc2))
+                if (!mr_allowed(c, i, k, r->left) || !mr_allowed(c, k, j, r->right) ||
+                    !binary_out_terms(c, i, j, P, b, k, 0, c->acc, c->acc2))
                     continue;
                 size_t lc = mr_cell(c, i, k), rc = mr_cell(c, k, j);
                 int pscale = c->oscale[pc * c->nsym + P];

@@ -182,7 +182,8 @@ static int berkeley_matches(double x, double y)
 #define BERKELEY_MAX_UNARY_DEPTH 64
 
 static tree *berkeley_extract(const grammar *g, const chart *c, char *const *words, int sym,
-                              int sub, int i, int j, int depth, cky_status *st);
+                              int sub, int i, int j, int depth, const chart_mask *mask,
+                              cky_status *st);
 
 static tree *berkeley_leaf(const char *tag, const char *word, cky_status *st)
 {
@@ -215,7 +216,8 @@ static tree *berkeley_node(const char *label, tree *a, tree *b, cky_status *st)
 }
 
 static tree *berkeley_extract(const grammar *g, const chart *c, char *const *words, int sym,
-                              int sub, int i, int j, int depth, cky_status *st)
+                              int sub, int i, int j, int depth, const chart_mask *mask,
+                              cky_status *st)
 {
     int np = g->nsub[sym];
     if (j - i == 1) {
@@ -227,7 +229,7 @@ static tree *berkeley_extract(const grammar *g, const chart *c, char *const *wor
         double best = -INFINITY;
         for (int u = g->unary_first[sym]; u < g->unary_first[sym + 1]; u++) {
             const grammar_unary *r = &g->unary[u];
-            if (g->phrasal[r->child])
+            if (g->phrasal[r->child] || (mask && !chart_mask_state(mask, i, j, r->child)))
                 continue;
             for (int ci = 0; ci < g->nsub[r->child]; ci++) {
                 double v = chart_unary(c->mode, r->score[(size_t)ci * np + sub],
@@ -257,8 +259,9 @@ static tree *berkeley_extract(const grammar *g, const chart *c, char *const *wor
                                         left[loff + l], right[roff + rr]);
                 if (!berkeley_matches(v, best))
                     continue;
-                tree *lt = berkeley_extract(g, c, words, r->left, l, i, k, 0, st);
-                tree *rt = lt ? berkeley_extract(g, c, words, r->right, rr, k, j, 0, st) : NULL;
+                tree *lt = berkeley_extract(g, c, words, r->left, l, i, k, 0, mask, st);
+                tree *rt =
+                    lt ? berkeley_extract(g, c, words, r->right, rr, k, j, 0, mask, st) : NULL;
                 return berkeley_node(g->name[sym], lt, rt, st);
             }
         }
@@ -272,7 +275,8 @@ static tree *berkeley_extract(const grammar *g, const chart *c, char *const *wor
                                        cell[g->sub_offset[r->child] + ci]);
                 if (!berkeley_matches(v, best))
                     continue;
-                tree *kid = berkeley_extract(g, c, words, r->child, ci, i, j, depth + 1, st);
+                tree *kid =
+                    berkeley_extract(g, c, words, r->child, ci, i, j, depth + 1, mask, st);
                 return berkeley_node(g->name[sym], kid, NULL, st);
             }
         }
@@ -285,13 +289,19 @@ static tree *berkeley_extract(const grammar *g, const chart *c, char *const *wor
 cky_status viterbi_extract(const grammar *g, const chart *c, char *const *words,
                            viterbi_mode mode, tree **out)
 {
+    return viterbi_extract_masked(g, c, words, mode, NULL, out);
+}
+
+cky_status viterbi_extract_masked(const grammar *g, const chart *c, char *const *words,
+                                  viterbi_mode mode, const chart_mask *mask, tree **out)
+{
     int n = c->n;
     *out = NULL;
     if (chart_post(c, 0, n)[g->sub_offset[0]] == -INFINITY)
         return CKY_OK;
     if (mode == VITERBI_BERKELEY) {
         cky_status st = CKY_OK;
-        *out = berkeley_extract(g, c, words, 0, 0, 0, n, 0, &st);
+        *out = berkeley_extract(g, c, words, 0, 0, 0, n, 0, mask, &st);
         return st;
     }
     viterbi_node *nodes = malloc((size_t)(2 * n - 1) * sizeof *nodes);

@@ -17,6 +17,7 @@
 #include "../../corpus_tools/tree.h"
 #include "../../grammar/grammar.h"
 #include "../../chart/chart.h"
+#include "../../chart/mask.h"
 
 typedef enum viterbi_mode { VITERBI_EXACT, VITERBI_BERKELEY } viterbi_mode;
 
@@ -48,5 +49,11 @@ cky_status viterbi_array_to_tree(const grammar *g, const viterbi_node *nodes, in
  * *out = NULL if the sentence has no parse. */
 cky_status viterbi_extract(const grammar *g, const chart *c, char *const *words,
                            viterbi_mode mode, tree **out);
+
+/* The same for a chart filled within a mask (ref_parse_masked): Berkeley mode then skips the
+ * symbols the mask does not allow as its back-trace does (over one word it takes the best
+ * allowed POS tag under a phrasal symbol, ties to the last). NULL mask: viterbi_extract. */
+cky_status viterbi_extract_masked(const grammar *g, const chart *c, char *const *words,
+                                  viterbi_mode mode, const chart_mask *mask, tree **out);
 
 #endif

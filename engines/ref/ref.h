@@ -9,6 +9,7 @@
 
 #include "../../grammar/grammar.h"
 #include "../../chart/chart.h"
+#include "../../chart/mask.h"
 
 /* Fill the span-1 pre-unary layer with the lexical scores of `words`. */
 cky_status ref_fill_lexical(const grammar *g, chart *c, char *const *words);
@@ -24,5 +25,13 @@ void ref_fill_binary(const grammar *g, chart *c, int i, int j);
 /* Parse `words` (n >= 1) exhaustively into a new chart. The root score is
  * chart_post(c, 0, n)[g->sub_offset[0]] (-inf: no parse). */
 cky_status ref_parse(const grammar *g, char *const *words, int n, chart_mode mode, chart **out);
+
+/* The same within a mask (chart/mask.h, for these n words and g; NULL: exhaustive): the
+ * Berkeley parser's pruned -viterbi pass (doConstrainedInsideScores with viterbi = true over
+ * its cascade's mask, prune/prune.h). Lexical scores, binary and unary derivations only for
+ * allowed symbols and substates; everything else stays -inf. CKY_ERR_ARG for a mask of other
+ * dimensions. */
+cky_status ref_parse_masked(const grammar *g, char *const *words, int n, chart_mode mode,
+                            const chart_mask *mask, chart **out);
 
 #endif

@@ -1,0 +1,99 @@
+/* prune internals shared by the passes of the coarse-to-fine cascade (not a public API).
+ *
+ * A plan holds, per level, the rule lists the passes walk, and the work space of one
+ * sentence: the level-0 scores per (cell, symbol) (vi, vo: the jar's viScore, voScore), the
+ * later levels' scores per (cell, substate) (in, out: iScore, oScore), and the mask as it
+ * goes from level to level (state: allowedStates over the cells; sub: allowedSubStates of the
+ * current level's substates). Cells are numbered as chart_cell does. Scores are log
+ * probabilities, -inf for nothing. */
+#ifndef CKY_PRUNE_INTERNAL_H
+#define CKY_PRUNE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "../grammar/cascade.h"
+#include "prune.h"
+
+/* The rule lists of a level >= 1: unaries by child; binary rules by parent, then left child,
+ * in groups of one (parent, left child), so that a left child allowed nowhere in a cell
+ * skips its whole group. */
+typedef struct prune_lists {
+    int *un_by_child, *un_cfirst;    /* unary ids; [nsym + 1] */
+    int *bin, *group_first;          /* binary ids; group x is bin[group_first[x] .. [x+1]) */
+    int *group_left, *parent_group;  /* its left child; [nsym + 1] the groups of parent P */
+} prune_lists;
+
+/* A level-0 rule: one substate per symbol, so one score. */
+typedef struct prune_rule1 {
+    int parent, left, right; /* right: -1 for a unary */
+    double score;
+} prune_rule1;
+
+struct prune_plan {
+    const grammar *fine;
+    const grammar_cascade *cascade;
+    /* level 0: binary rules with a finite score by parent, by left child and by right child,
+     * each list by descending score (the loops skip a rule that cannot beat the best so
+     * far); closed unaries (P != C) with a finite score by parent and by child */
+    prune_rule1 *bin, *bin_l, *bin_r, *un_p, *un_c;
+    int *bin_first, *bin_lfirst, *bin_rfirst, *un_pfirst, *un_cfirst; /* [nsym + 1] */
+    prune_lists *lists; /* [nlevel]: levels >= 1 */
+    int maxsub;                       /* the most substates of a symbol, any level */
+    int maxtotal;                     /* the most global substates of a level, fine included */
+    /* work space for sentences of up to cap_n words */
+    int cap_n;
+    double *vi, *vo;        /* [cells * nsym] level 0 */
+    /* level 0 by start and by end, for loops over split points: ia[(i * nsym + s) * (n + 1)
+     * + e] = vi of (i, e), ib[(e * nsym + s) * (n + 1) + i] = vi of (i, e), oa and ob the
+     * same of vo; and the largest of each row over the cells done so far, ma[i * nsym + s]
+     * of ia's, mb of ib's, moa of oa's, mob of ob's: bounds of what a rule can give */
+    double *ia, *ib, *oa, *ob;
+    double *ma, *mb, *moa, *mob; /* [(cap_n + 1) * nsym] */
+    double *in, *out;       /* [cap_packed] packed: the allowed symbols' blocks only */
+    size_t cap_packed;
+    int *pos;               /* [cells * nsym] where a symbol's block is in in, out (-1: none) */
+    unsigned char *state;   /* [cells * nsym] */
+    unsigned char *sub;     /* [cells * maxtotal] the current level's allowed substates */
+    unsigned char *sub2;    /* [cells * maxtotal] the next level's, while mapping */
+    double *acc;            /* [maxsub] */
+    int *xs;                /* [maxsub] the substates a parent's loops visit */
+    int *xlist, *xcount;    /* [maxtotal], [nsym]: per symbol of a cell, such lists */
+    /* the children of the cell being filled, per split point k: their blocks (pos rows of
+     * the left child (i, k) and the right child (k, j)) */
+    const int **lpos, **rpos; /* [cap_n + 1] */
+    int *ks;                             /* [cap_n + 1] the split points of one rule */
+    uint64_t *span, *lmask;              /* [nword] a cell's split points, a group's */
+    /* the allowed symbols as bit sets over the other end, for the split points a rule can
+     * use: bit e of lbits[(i * nsym + s) * nword ..] says s is allowed over (i, e), bit i of
+     * rbits[(e * nsym + s) * nword ..] the same */
+    uint64_t *lbits, *rbits; /* [(cap_n + 1) * nsym * nword] */
+    int nword;               /* 64-bit words per set: (cap_n + 64) / 64 */
+    double *after;          /* [maxtotal] a cell's unary terms */
+    double *lex;            /* [maxtotal] lexical scores of one word */
+};
+
+/* Grow the work space to sentences of n words. */
+cky_status prune_reserve(prune_plan *p, int n);
+
+/* Grow p->in and p->out to n scores. */
+cky_status prune_reserve_packed(prune_plan *p, size_t n);
+
+/* ---- level 0 (xbar.c) ---- */
+
+/* Lexicon, inside and outside scores of level 0 over all cells; 0 if the sentence has no
+ * parse at this level (then the outside scores are not computed). */
+cky_status prune_xbar_passes(prune_plan *p, char *const *words, int n, int *parsed);
+
+/* pruneChart at level 0: p->state from the posteriors. */
+void prune_xbar_prune(prune_plan *p, int n, double threshold);
+
+/* ---- levels >= 1 (levels.c) ---- */
+
+/* The same for level k over p->state and p->sub (CKY_ERR_NOMEM if the packed scores of the
+ * allowed items do not fit in memory). */
+cky_status prune_level_passes(prune_plan *p, int k, char *const *words, int n, int *parsed);
+
+/* pruneChart at level k >= 1: p->sub and p->state from the posteriors. */
+void prune_level_prune(prune_plan *p, int k, int n, double threshold);
+
+#endif

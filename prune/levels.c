@@ -1,0 +1,399 @@
+/* levels: the passes of cascade levels >= 1, one score per (cell, substate), over the items
+ * the previous levels allowed (p->state, p->sub): the jar's initializeChart,
+ * doConstrainedInsideScores and doConstrainedOutsideScores with viterbi = true and
+ * logScores = true, and pruneChart at levels >= 1.
+ *
+ * As the jar restricts them: a binary or unary term needs its parent symbol and substate
+ * allowed and its child symbols allowed (a child substate the mask drops has no score, so
+ * it adds nothing); an outside unary term needs the child substate allowed. Binary terms are
+ * (rule + left) + right inside and (rule + sibling) + outside outside; unary terms
+ * child + rule and outside + rule, all from the values the cell had before its unaries.
+ * Maxima are exact, so the loops run in whatever order is quickest: a parent's rules by left
+ * child, the split points where both children are allowed from bit sets, only the substates
+ * that can give a term.
+ *
+ * Scores are kept for the allowed symbols only, packed (p->pos: where the block of a symbol
+ * over a cell is), the jar's null arrays for the others: a few percent of the chart, which
+ * stays in the caches. */
+#include <math.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct level_view {
+    const grammar *g;
+    int n;
+    size_t tot; /* the level's global substates */
+} level_view;
+
+static const unsigned char *state_at(const prune_plan *p, const level_view *v, int i, int j)
+{
+    return p->state + chart_cell(v->n, i, j) * (size_t)v->g->nsym;
+}
+
+static const unsigned char *sub_at(const prune_plan *p, const level_view *v, int i, int j)
+{
+    return p->sub + chart_cell(v->n, i, j) * v->tot;
+}
+
+/* Where the blocks of the symbols over cell (i, j) are in p->in and p->out (-1: not
+ * allowed). */
+static const int *pos_at(const prune_plan *p, const level_view *v, int i, int j)
+{
+    return p->pos + chart_cell(v->n, i, j) * (size_t)v->g->nsym;
+}
+
+/* p->pos for the allowed symbols, every score -inf, and the bit sets p->lbits, p->rbits. */
+static cky_status lay_out(prune_plan *p, const level_view *v)
+{
+    const grammar *g = v->g;
+    int n = v->n, nsym = g->nsym, W = p->nword;
+    size_t bits = ((size_t)n + 1) * nsym * (size_t)W, at = 0, need = 0;
+    for (size_t c = 0; c < chart_ncells(n); c++)
+        for (int s = 0; s < nsym; s++)
+            need += p->state[c * nsym + s] ? (size_t)g->nsub[s] : 0;
+    cky_status st = prune_reserve_packed(p, need);
+    if (st)
+        return st;
+    memset(p->lbits, 0, bits * sizeof *p->lbits);
+    memset(p->rbits, 0, bits * sizeof *p->rbits);
+    for (int d = 1; d <= n; d++)
+        for (int i = 0; i + d <= n; i++) {
+            int e = i + d;
+            const unsigned char *allowed = state_at(p, v, i, e);
+            int *pos = p->pos + chart_cell(n, i, e) * (size_t)nsym;
+            for (int s = 0; s < nsym; s++) {
+                pos[s] = -1;
+                if (!allowed[s])
+                    continue;
+                pos[s] = (int)at;
+                for (int x = 0; x < g->nsub[s]; x++)
+                    p->in[at + x] = p->out[at + x] = -INFINITY;
+                at += (size_t)g->nsub[s];
+                p->lbits[((size_t)i * nsym + s) * W + (e >> 6)] |= 1ULL << (e & 63);
+                p->rbits[((size_t)e * nsym + s) * W + (i >> 6)] |= 1ULL << (i & 63);
+            }
+        }
+    return CKY_OK;
+}
+
+/* The split points of cell (i, j) as a bit set (p->span, words w0 .. w1). */
+static void span_bits(prune_plan *p, int i, int j, int *w0, int *w1)
+{
+    *w0 = (i + 1) >> 6;
+    *w1 = (j - 1) >> 6;
+    for (int w = *w0; w <= *w1; w++) {
+        uint64_t m = ~0ULL;
+        if (w == *w0)
+            m &= ~0ULL << ((i + 1) & 63);
+        if (w == *w1 && ((j - 1) & 63) < 63)
+            m &= (1ULL << (((j - 1) & 63) + 1)) - 1;
+        p->span[w] = m;
+    }
+}
+
+/* The split points of (i, j) where L is allowed over (i, k): p->lmask; 0 if there is none. */
+static int left_splits(prune_plan *p, const level_view *v, int i, int L, int w0, int w1)
+{
+    const uint64_t *lb = p->lbits + ((size_t)i * v->g->nsym + L) * p->nword;
+    uint64_t any = 0;
+    for (int w = w0; w <= w1; w++)
+        any |= p->lmask[w] = lb[w] & p->span[w];
+    return any != 0;
+}
+
+/* Of those, the split points where R is allowed over (k, j), ascending, into p->ks; their
+ * number. */
+static int valid_splits(prune_plan *p, const level_view *v, int j, int R, int w0, int w1)
+{
+    const uint64_t *rb = p->rbits + ((size_t)j * v->g->nsym + R) * p->nword;
+    int n = 0;
+    for (int w = w0; w <= w1; w++)
+        for (uint64_t m = p->lmask[w] & rb[w]; m; m &= m - 1)
+            p->ks[n++] = (w << 6) + __builtin_ctzll(m);
+    return n;
+}
+
+/* The substates x of symbol s with flag[x] set (a byte flag) or with a finite score, into
+ * xs; their number. */
+static int list_substates(int n, const unsigned char *flag, const double *score, int *xs)
+{
+    int m = 0;
+    for (int x = 0; x < n; x++)
+        if (flag ? flag[x] != 0 : score[x] != -INFINITY)
+            xs[m++] = x;
+    return m;
+}
+
+/* The children of cell (i, j) at every split point: where their symbols' blocks are. */
+static void gather_children(prune_plan *p, const level_view *v, int i, int j)
+{
+    for (int k = i + 1; k < j; k++) {
+        p->lpos[k] = pos_at(p, v, i, k);
+        p->rpos[k] = pos_at(p, v, k, j);
+    }
+}
+
+static void inside_binary(prune_plan *p, const prune_lists *lists, const level_view *v, int i,
+                          int j)
+{
+    const grammar *g = v->g;
+    const unsigned char *sub = sub_at(p, v, i, j);
+    const int *pos = pos_at(p, v, i, j);
+    int w0, w1;
+    gather_children(p, v, i, j);
+    span_bits(p, i, j, &w0, &w1);
+    for (int P = 0; P < g->nsym; P++) {
+        if (pos[P] < 0)
+            continue;
+        int np = g->nsub[P], *xs = p->xs;
+        int nx = list_substates(np, sub + g->sub_offset[P], NULL, xs); /* allowed parents */
+        double *acc = p->acc;
+        for (int x = 0; x < np; x++)
+            acc[x] = -INFINITY;
+        for (int grp = lists->parent_group[P]; nx && grp < lists->parent_group[P + 1]; grp++) {
+            int L = lists->group_left[grp];
+            if (!left_splits(p, v, i, L, w0, w1))
+                continue;
+            for (int x_b = lists->group_first[grp]; x_b < lists->group_first[grp + 1]; x_b++) {
+                const grammar_binary *r = &g->binary[lists->bin[x_b]];
+                int R = r->right, nk = valid_splits(p, v, j, R, w0, w1);
+                for (int x_k = 0; x_k < nk; x_k++) {
+                    int k = p->ks[x_k];
+                    const double *left = p->in + p->lpos[k][L];
+                    const double *right = p->in + p->rpos[k][R];
+                    for (int row = 0; row < r->nrow; row++) {
+                        double ls = left[r->row_l[row]], rs = right[r->row_r[row]];
+                        if (ls == -INFINITY || rs == -INFINITY)
+                            continue;
+                        const double *w = r->score + (size_t)row * np;
+                        for (int y = 0; y < nx; y++) { /* a -inf rule gives -inf: no change */
+                            int x = xs[y];
+                            double t = w[x] + ls + rs;
+                            acc[x] = t > acc[x] ? t : acc[x];
+                        }
+                    }
+                }
+            }
+        }
+        double *cell = p->in + pos[P]; /* the substates that got a term */
+        for (int x = 0; x < np; x++)
+            if (acc[x] > -INFINITY)
+                cell[x] = acc[x];
+    }
+}
+
+static void inside_unary(prune_plan *p, const level_view *v, int i, int j)
+{
+    const grammar *g = v->g;
+    const unsigned char *sub = sub_at(p, v, i, j);
+    const int *pos = pos_at(p, v, i, j);
+    double *after = p->after;
+    for (int P = 0; P < g->nsym; P++) {
+        if (pos[P] < 0)
+            continue;
+        int np = g->nsub[P], *xs = p->xs;
+        int nx = list_substates(np, sub + g->sub_offset[P], NULL, xs); /* allowed parents */
+        double *pa = after + g->sub_offset[P];
+        for (int x = 0; x < np; x++)
+            pa[x] = -INFINITY;
+        for (int u = g->unary_first[P]; nx && u < g->unary_first[P + 1]; u++) {
+            const grammar_unary *r = &g->unary[u];
+            if (pos[r->child] < 0)
+                continue;
+            const double *child = p->in + pos[r->child];
+            for (int c = 0; c < g->nsub[r->child]; c++) {
+                if (child[c] == -INFINITY)
+                    continue;
+                const double *w = r->score + (size_t)c * np;
+                for (int y = 0; y < nx; y++) { /* a -inf rule gives -inf: no change */
+                    double t = child[c] + w[xs[y]];
+                    if (t > pa[xs[y]])
+                        pa[xs[y]] = t;
+                }
+            }
+        }
+    }
+    for (int P = 0; P < g->nsym; P++) {
+        if (pos[P] < 0)
+            continue;
+        double *cell = p->in + pos[P];
+        const double *pa = after + g->sub_offset[P];
+        for (int x = 0; x < g->nsub[P]; x++)
+            if (pa[x] > cell[x])
+                cell[x] = pa[x];
+    }
+}
+
+static void outside_unary(prune_plan *p, int k, const level_view *v, int i, int j)
+{
+    const grammar *g = v->g;
+    const unsigned char *sub = sub_at(p, v, i, j);
+    const int *pos = pos_at(p, v, i, j);
+    const int *order = p->lists[k].un_by_child, *first = p->lists[k].un_cfirst;
+    double *after = p->after;
+    for (int s = 0; s < g->nsym; s++) /* the parent substates with an outside score */
+        p->xcount[s] = pos[s] < 0 ? 0
+                                  : list_substates(g->nsub[s], NULL, p->out + pos[s],
+                                                   p->xlist + g->sub_offset[s]);
+    for (int C = 0; C < g->nsym; C++) {
+        if ((j - i > 1 && !g->phrasal[C]) || pos[C] < 0)
+            continue;
+        int nc = g->nsub[C];
+        const unsigned char *csub = sub + g->sub_offset[C];
+        double *ca = after + g->sub_offset[C];
+        for (int x = 0; x < nc; x++)
+            ca[x] = -INFINITY;
+        for (int x = first[C]; x < first[C + 1]; x++) {
+            const grammar_unary *r = &g->unary[order[x]];
+            int P = r->parent, np = g->nsub[P], nq = p->xcount[P];
+            const int *qs = p->xlist + g->sub_offset[P];
+            if (pos[P] < 0 || !nq)
+                continue;
+            const double *po = p->out + pos[P];
+            for (int c = 0; c < nc; c++) {
+                if (!csub[c])
+                    continue;
+                const double *w = r->score + (size_t)c * np;
+                double best = ca[c];
+                for (int y = 0; y < nq; y++) { /* a -inf rule gives -inf: no change */
+                    double t = po[qs[y]] + w[qs[y]];
+                    if (t > best)
+                        best = t;
+                }
+                ca[c] = best;
+            }
+        }
+    }
+    for (int C = 0; C < g->nsym; C++) {
+        if ((j - i > 1 && !g->phrasal[C]) || pos[C] < 0)
+            continue;
+        double *cell = p->out + pos[C];
+        const double *ca = after + g->sub_offset[C];
+        for (int x = 0; x < g->nsub[C]; x++)
+            if (ca[x] > cell[x])
+                cell[x] = ca[x];
+    }
+}
+
+static void outside_binary(prune_plan *p, const prune_lists *lists, const level_view *v, int i,
+                           int j)
+{
+    const grammar *g = v->g;
+    const int *pos = pos_at(p, v, i, j);
+    int w0, w1;
+    gather_children(p, v, i, j);
+    span_bits(p, i, j, &w0, &w1);
+    for (int P = 0; P < g->nsym; P++) {
+        if (pos[P] < 0)
+            continue;
+        int np = g->nsub[P], *xs = p->xs;
+        const double *po = p->out + pos[P];
+        int nx = list_substates(np, NULL, po, xs); /* the parent substates with a score */
+        for (int grp = lists->parent_group[P]; nx && grp < lists->parent_group[P + 1]; grp++) {
+            int L = lists->group_left[grp];
+            if (!left_splits(p, v, i, L, w0, w1))
+                continue;
+            for (int x_b = lists->group_first[grp]; x_b < lists->group_first[grp + 1]; x_b++) {
+                const grammar_binary *r = &g->binary[lists->bin[x_b]];
+                int R = r->right, nk = valid_splits(p, v, j, R, w0, w1);
+                for (int x_k = 0; x_k < nk; x_k++) {
+                    int k = p->ks[x_k];
+                    const double *left = p->in + p->lpos[k][L];
+                    const double *right = p->in + p->rpos[k][R];
+                    double *lo = p->out + p->lpos[k][L];
+                    double *ro = p->out + p->rpos[k][R];
+                    for (int row = 0; row < r->nrow; row++) {
+                        int l = r->row_l[row], rr = r->row_r[row];
+                        double ls = left[l], rs = right[rr];
+                        if (ls == -INFINITY || rs == -INFINITY)
+                            continue;
+                        const double *w = r->score + (size_t)row * np;
+                        double bl = lo[l], br = ro[rr]; /* max into the children directly */
+                        for (int y = 0; y < nx; y++) { /* a -inf rule gives -inf */
+                            int x = xs[y];
+                            double tl = w[x] + rs + po[x], tr = w[x] + ls + po[x];
+                            bl = tl > bl ? tl : bl;
+                            br = tr > br ? tr : br;
+                        }
+                        lo[l] = bl;
+                        ro[rr] = br;
+                    }
+                }
+            }
+        }
+    }
+}
+
+cky_status prune_level_passes(prune_plan *p, int k, char *const *words, int n, int *parsed)
+{
+    const grammar *g = p->cascade->level[k];
+    level_view v = {g, n, (size_t)g->nsub_total};
+    cky_status st = lay_out(p, &v);
+    if (st)
+        return st;
+    for (int i = 0; i < n; i++) {
+        const unsigned char *sub = sub_at(p, &v, i, i + 1);
+        const int *pos = pos_at(p, &v, i, i + 1);
+        if ((st = grammar_score_word(g, words[i], i, p->lex)))
+            return st;
+        for (int t = 0; t < g->nsym; t++)
+            if (!g->phrasal[t] && pos[t] >= 0)
+                for (int x = 0; x < g->nsub[t]; x++)
+                    if (sub[g->sub_offset[t] + x])
+                        p->in[pos[t] + x] = p->lex[g->sub_offset[t] + x];
+    }
+    for (int d = 1; d <= n; d++)
+        for (int i = 0; i + d <= n; i++) {
+            if (d > 1)
+                inside_binary(p, &p->lists[k], &v, i, i + d);
+            inside_unary(p, &v, i, i + d);
+        }
+    int root = pos_at(p, &v, 0, n)[0]; /* ROOT is allowed everywhere */
+    *parsed = p->in[root] != -INFINITY;
+    if (!*parsed)
+        return CKY_OK;
+    p->out[root] = 0.0;
+    for (int d = n; d >= 1; d--)
+        for (int i = 0; i + d <= n; i++) {
+            outside_unary(p, k, &v, i, i + d);
+            if (d > 1)
+                outside_binary(p, &p->lists[k], &v, i, i + d);
+        }
+    return CKY_OK;
+}
+
+void prune_level_prune(prune_plan *p, int k, int n, double threshold)
+{
+    const grammar *g = p->cascade->level[k];
+    level_view v = {g, n, (size_t)g->nsub_total};
+    double root = p->in[pos_at(p, &v, 0, n)[0]];
+    for (int d = 1; d <= n; d++)
+        for (int i = 0; i + d <= n; i++) {
+            unsigned char *allowed = p->state + chart_cell(n, i, i + d) * (size_t)g->nsym;
+            unsigned char *sub = p->sub + chart_cell(n, i, i + d) * v.tot;
+            const int *pos = pos_at(p, &v, i, i + d);
+            for (int s = 0; s < g->nsym; s++) {
+                if (d > 1 && !g->phrasal[s])
+                    continue;
+                if (s == 0) {
+                    allowed[s] = 1;
+                    continue;
+                }
+                if (!allowed[s])
+                    continue;
+                const double *in = p->in + pos[s], *out = p->out + pos[s];
+                unsigned char *ss = sub + g->sub_offset[s];
+                int any = 0;
+                for (int x = 0; x < g->nsub[s]; x++) {
+                    if (!ss[x])
+                        continue;
+                    ss[x] = in[x] != -INFINITY && out[x] != -INFINITY &&
+                            in[x] + out[x] - root > threshold;
+                    any |= ss[x];
+                }
+                if (!any)
+                    allowed[s] = 0;
+            }
+        }
+}

@@ -1,0 +1,241 @@
+/* xbar: the level-0 (X-bar) pass of the cascade, one score per (cell, symbol): the jar's
+ * initializeChart(noSubstates), doConstrainedViterbiInsideScores and
+ * doConstrainedViterbiOutsideScores (level -1 is skipped, so every cell is allowed), and
+ * pruneChart at level 0.
+ *
+ * Binary terms are (rule + left) + right inside, (rule + sibling) + outside outside; unary
+ * terms child + rule, outside + rule. The unaries of a cell update it in place in symbol
+ * order, parent by parent inside and child by child outside, as the jar's loops do: a later
+ * symbol can read an earlier one's improved score (a second unary in one cell).
+ *
+ * Maxima are exact and the terms are computed as the jar computes them, so the loops may run
+ * in any order, and a rule whose best possible term cannot beat the best so far may be
+ * skipped (addition is monotonic: (w + a) + b <= (w + max a) + max b). Both passes gather:
+ * a cell takes the best term of every rule at every split point, inside from its children,
+ * outside (once its parents are done) from its parents and siblings, split points innermost
+ * over copies of the scores laid out by start and by end (internal.h: ia, ib, oa, ob), rules
+ * by descending score, each first checked against the bound of the row maxima (ma ... mob). */
+#include <math.h>
+#include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
+#include "internal.h"
+
+static double *cell_of(double *v, int n, int i, int j, int nsym)
+{
+    return v + chart_cell(n, i, j) * (size_t)nsym;
+}
+
+/* The row of symbol s over the cells starting at i (ia, oa) or ending at i (ib, ob), indexed
+ * by the other end: the values a loop over split points reads in sequence. */
+static double *row_of(double *v, int n, int nsym, int i, int s)
+{
+    return v + ((size_t)i * nsym + s) * ((size_t)n + 1);
+}
+
+static double max2(double a, double b) { return a > b ? a : b; }
+
+/* max(best, max over k in [lo, hi) of (w + a[k]) + b[k]), several running maxima at a time
+ * (SSE2: two lanes each; the same sums, and maxima of the same values). */
+static double best_term(double best, double w, const double *a, const double *b, int lo, int hi)
+{
+    int k = lo;
+#ifdef __SSE2__
+    __m128d vw = _mm_set1_pd(w), m0 = _mm_set1_pd(best), m1 = m0, m2 = m0, m3 = m0;
+    for (; k + 7 < hi; k += 8) {
+        m0 = _mm_max_pd(m0, _mm_add_pd(_mm_add_pd(vw, _mm_loadu_pd(a + k)), _mm_loadu_pd(b + k)));
+        m1 = _mm_max_pd(m1, _mm_add_pd(_mm_add_pd(vw, _mm_loadu_pd(a + k + 2)),
+                                       _mm_loadu_pd(b + k + 2)));
+        m2 = _mm_max_pd(m2, _mm_add_pd(_mm_add_pd(vw, _mm_loadu_pd(a + k + 4)),
+                                       _mm_loadu_pd(b + k + 4)));
+        m3 = _mm_max_pd(m3, _mm_add_pd(_mm_add_pd(vw, _mm_loadu_pd(a + k + 6)),
+                                       _mm_loadu_pd(b + k + 6)));
+    }
+    for (; k + 1 < hi; k += 2)
+        m0 = _mm_max_pd(m0, _mm_add_pd(_mm_add_pd(vw, _mm_loadu_pd(a + k)), _mm_loadu_pd(b + k)));
+    m0 = _mm_max_pd(_mm_max_pd(m0, m1), _mm_max_pd(m2, m3));
+    double lanes[2];
+    _mm_storeu_pd(lanes, m0);
+    best = max2(lanes[0], lanes[1]);
+#endif
+    for (; k < hi; k++)
+        best = max2(w + a[k] + b[k], best);
+    return best;
+}
+
+/* A finished cell's scores into the row copies and their running maxima. */
+static void store_cell(double *by_start, double *by_end, double *max_start, double *max_end,
+                       const double *cell, int n, int nsym, int i, int j)
+{
+    for (int s = 0; s < nsym; s++) {
+        row_of(by_start, n, nsym, i, s)[j] = cell[s];
+        row_of(by_end, n, nsym, j, s)[i] = cell[s];
+        max_start[(size_t)i * nsym + s] = max2(max_start[(size_t)i * nsym + s], cell[s]);
+        max_end[(size_t)j * nsym + s] = max2(max_end[(size_t)j * nsym + s], cell[s]);
+    }
+}
+
+static void xbar_inside_cell(prune_plan *p, const grammar *g, int n, int i, int j)
+{
+    int nsym = g->nsym;
+    double *cell = cell_of(p->vi, n, i, j, nsym);
+    /* the split points done: ma over (i, i+1 .. j-1), mb over (i+1 .. j-1, j) */
+    const double *ma = p->ma + (size_t)i * nsym, *mb = p->mb + (size_t)j * nsym;
+    for (int P = 0; j - i > 1 && P < nsym; P++) {
+        if (!g->phrasal[P])
+            continue;
+        double best = cell[P];
+        for (int b = p->bin_first[P]; b < p->bin_first[P + 1]; b++) {
+            const prune_rule1 *r = &p->bin[b];
+            /* a POS tag spans one word: the one split point it leaves */
+            int lo = g->phrasal[r->right] ? i + 1 : j - 1, hi = g->phrasal[r->left] ? j : i + 2;
+            if (lo >= hi)
+                continue;
+            const double *a = row_of(p->ia, n, nsym, i, r->left);
+            const double *bb = row_of(p->ib, n, nsym, j, r->right);
+            if (lo + 1 == hi) /* one split point: the term itself is cheaper than a bound */
+                best = max2(r->score + a[lo] + bb[lo], best);
+            else if (r->score + ma[r->left] + mb[r->right] > best)
+                best = best_term(best, r->score, a, bb, lo, hi);
+        }
+        if (best > cell[P])
+            cell[P] = best;
+    }
+    for (int P = 0; P < nsym; P++) { /* in place, in symbol order */
+        if (!g->phrasal[P])
+            continue;
+        double best = cell[P];
+        for (int u = p->un_pfirst[P]; u < p->un_pfirst[P + 1]; u++) {
+            double is = cell[p->un_p[u].left];
+            if (is == -INFINITY)
+                continue;
+            double tot = is + p->un_p[u].score;
+            if (tot >= best)
+                best = tot;
+        }
+        if (best > cell[P])
+            cell[P] = best;
+    }
+    store_cell(p->ia, p->ib, p->ma, p->mb, cell, n, nsym, i, j);
+}
+
+/* Outside of (i, j): binary terms from every parent (all done), then its unaries in place. A
+ * binary term needs the cell's own inside score (the jar skips children without one). */
+static void xbar_outside_cell(prune_plan *p, const grammar *g, int n, int i, int j)
+{
+    int nsym = g->nsym;
+    const double *in = cell_of(p->vi, n, i, j, nsym);
+    double *cell = cell_of(p->vo, n, i, j, nsym);
+    /* ma, mb: inside rows of all cells; moa over parents (i, j+1 .. n), mob over (0 .. i-1, j) */
+    const double *ma = p->ma + (size_t)j * nsym, *mb = p->mb + (size_t)i * nsym;
+    const double *moa = p->moa + (size_t)i * nsym, *mob = p->mob + (size_t)j * nsym;
+    for (int X = 0; X < nsym; X++) {
+        if (in[X] == -INFINITY)
+            continue;
+        double best = cell[X];
+        /* as a left child: P over (i, e) -> X over (i, j), R over (j, e) */
+        for (int b = p->bin_lfirst[X]; b < p->bin_lfirst[X + 1]; b++) {
+            const prune_rule1 *r = &p->bin_l[b];
+            int hi = g->phrasal[r->right] ? n + 1 : j + 2; /* a POS sibling spans one word */
+            if (hi > n + 1)
+                continue;
+            const double *a = row_of(p->ia, n, nsym, j, r->right);
+            const double *bb = row_of(p->oa, n, nsym, i, r->parent);
+            if (hi == j + 2)
+                best = max2(r->score + a[j + 1] + bb[j + 1], best);
+            else if (r->score + ma[r->right] + moa[r->parent] > best)
+                best = best_term(best, r->score, a, bb, j + 1, hi);
+        }
+        /* as a right child: P over (h, j) -> L over (h, i), X over (i, j) */
+        for (int b = p->bin_rfirst[X]; b < p->bin_rfirst[X + 1]; b++) {
+            const prune_rule1 *r = &p->bin_r[b];
+            int lo = g->phrasal[r->left] ? 0 : i - 1; /* a POS sibling spans one word */
+            if (lo < 0)
+                continue;
+            const double *a = row_of(p->ib, n, nsym, i, r->left);
+            const double *bb = row_of(p->ob, n, nsym, j, r->parent);
+            if (lo + 1 == i)
+                best = max2(r->score + a[lo] + bb[lo], best);
+            else if (r->score + mb[r->left] + mob[r->parent] > best)
+                best = best_term(best, r->score, a, bb, lo, i);
+        }
+        cell[X] = best;
+    }
+    for (int C = 0; C < nsym; C++) { /* in place, in symbol order */
+        if (in[C] == -INFINITY)
+            continue;
+        double best = cell[C];
+        for (int u = p->un_cfirst[C]; u < p->un_cfirst[C + 1]; u++) {
+            double os = cell[p->un_c[u].parent];
+            if (os == -INFINITY)
+                continue;
+            double tot = os + p->un_c[u].score;
+            if (tot > best)
+                best = tot;
+        }
+        if (best > cell[C])
+            cell[C] = best;
+    }
+    store_cell(p->oa, p->ob, p->moa, p->mob, cell, n, nsym, i, j);
+}
+
+static void fill(double *v, size_t n)
+{
+    for (size_t x = 0; x < n; x++)
+        v[x] = -INFINITY;
+}
+
+cky_status prune_xbar_passes(prune_plan *p, char *const *words, int n, int *parsed)
+{
+    const grammar *g = p->cascade->level[0];
+    size_t m = chart_ncells(n) * (size_t)g->nsym, row = ((size_t)n + 1) * g->nsym;
+    fill(p->vi, m); /* (ia ... ob are read only where a finished cell has been stored) */
+    fill(p->vo, m);
+    fill(p->ma, row);
+    fill(p->mb, row);
+    fill(p->moa, row);
+    fill(p->mob, row);
+    for (int i = 0; i < n; i++) {
+        cky_status st = grammar_score_word(g, words[i], i, p->lex);
+        if (st)
+            return st;
+        double *cell = cell_of(p->vi, n, i, i + 1, g->nsym);
+        for (int t = 0; t < g->nsym; t++)
+            if (!g->phrasal[t])
+                cell[t] = p->lex[g->sub_offset[t]];
+    }
+    for (int d = 1; d <= n; d++)
+        for (int i = 0; i + d <= n; i++)
+            xbar_inside_cell(p, g, n, i, i + d);
+    *parsed = cell_of(p->vi, n, 0, n, g->nsym)[0] != -INFINITY;
+    if (!*parsed)
+        return CKY_OK;
+    cell_of(p->vo, n, 0, n, g->nsym)[0] = 0.0;
+    for (int d = n; d >= 1; d--)
+        for (int i = 0; i + d <= n; i++)
+            xbar_outside_cell(p, g, n, i, i + d);
+    return CKY_OK;
+}
+
+void prune_xbar_prune(prune_plan *p, int n, double threshold)
+{
+    const grammar *g = p->cascade->level[0];
+    double root = cell_of(p->vi, n, 0, n, g->nsym)[0];
+    for (int d = 1; d <= n; d++)
+        for (int i = 0; i + d <= n; i++) {
+            size_t at = chart_cell(n, i, i + d) * (size_t)g->nsym;
+            for (int s = 0; s < g->nsym; s++) {
+                if (d > 1 && !g->phrasal[s])
+                    continue;
+                if (s == 0) {
+                    p->state[at] = 1;
+                    continue;
+                }
+                double is = p->vi[at + s], os = p->vo[at + s];
+                p->state[at + s] =
+                    is != -INFINITY && os != -INFINITY && is + os - root > threshold;
+            }
+        }
+}
