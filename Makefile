@@ -44,7 +44,7 @@ endif
 
 # The library's folders, from the ground up (docs/engines.md: the layers).
 MODULES  := util chart grammar corpus_tools codegen semiring sched prune engines/ref engines/cpu \
-            gpu decoders decoders/viterbi decoders/maxrule parser
+            gpu decoders decoders/viterbi decoders/maxrule decoders/pruned parser
 LIB_SRC  := $(wildcard $(addsuffix /*.c,$(MODULES)))
 CU_SRC   := $(wildcard $(addsuffix /*.cu,$(MODULES)))
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/%.o) $(CU_SRC:%.cu=$(BUILD)/%.o)

@@ -83,6 +83,14 @@ cky_parser *cky_parser_open_progress(const char *grammar_path, const char *engin
                                      const char *decoder, int threads, int max_length,
                                      int device, cky_progress_fn fn, void *ctx)
 {
+    return cky_parser_open_prune(grammar_path, engine, decoder, "auto", threads, max_length,
+                                 device, fn, ctx);
+}
+
+cky_parser *cky_parser_open_prune(const char *grammar_path, const char *engine,
+                                  const char *decoder, const char *prune, int threads,
+                                  int max_length, int device, cky_progress_fn fn, void *ctx)
+{
     if (!grammar_path) {
         cky_fail(CKY_ERR_ARG, "no grammar given");
         return NULL;
@@ -110,9 +118,16 @@ cky_parser *cky_parser_open_progress(const char *grammar_path, const char *engin
     cky_status st = engine_from_name(engine, &h->opt.engine);
     if (!st)
         st = decoder_from_name(decoder, &h->opt.decoder);
-    if (!st && !(st = grammar_load_with(grammar_path, NULL, &h->opt.progress, &h->g)) &&
-        (int)h->opt.decoder == -1)
-        h->opt.decoder = parser_default_decoder(h->g);
+    int prune_auto = !prune || !strcmp(prune, "auto");
+    if (!st && !prune_auto && !parser_prune_find(prune, &h->opt.prune))
+        st = cky_fail(CKY_ERR_ARG, "unknown prune mode '%s' (known: auto, %s)", prune,
+                      parser_prune_names());
+    if (!st && !(st = grammar_load_with(grammar_path, NULL, &h->opt.progress, &h->g))) {
+        if ((int)h->opt.decoder == -1)
+            h->opt.decoder = parser_default_decoder(h->g);
+        if (prune_auto)
+            h->opt.prune = parser_default_prune(h->g);
+    }
     if (st || parser_new(h->g, &h->opt, &h->p)) {
         grammar_free(h->g);
         pthread_mutex_destroy(&h->progress_lock);
@@ -132,6 +147,8 @@ const char *cky_parser_decoder(const cky_parser *p)
 }
 
 const char *cky_parser_engine(const cky_parser *p) { return parser_engine_name(p->opt.engine); }
+
+const char *cky_parser_prune(const cky_parser *p) { return parser_prune_name(p->opt.prune); }
 
 int cky_parser_batch_size(const cky_parser *p) { return parser_batch_size(p->p); }
 

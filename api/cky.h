@@ -45,6 +45,17 @@ cky_parser *cky_parser_open_progress(const char *grammar, const char *engine,
                                      const char *decoder, int threads, int max_length,
                                      int device, cky_progress_fn fn, void *ctx);
 
+/* cky_parser_open_progress with a prune mode: "berkeley" (the Berkeley parser's
+ * coarse-to-fine cascade, its default answer), "accurate" (its -accurate thresholds), "none"
+ * (the exhaustive passes, exact) or "auto"/NULL (berkeley with a native .gr grammar, none
+ * with a text export: what the other open functions take). */
+cky_parser *cky_parser_open_prune(const char *grammar, const char *engine, const char *decoder,
+                                  const char *prune, int threads, int max_length, int device,
+                                  cky_progress_fn fn, void *ctx);
+
+/* The pruning the parser runs: "berkeley", "accurate" or "none". */
+const char *cky_parser_prune(const cky_parser *p);
+
 /* The engine the parser runs: "gpu", "cpu" or "ref". */
 const char *cky_parser_engine(const cky_parser *p);
 

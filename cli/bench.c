@@ -12,6 +12,8 @@
 #include "../gpu/gpu.h"
 #include "../util/clock.h"
 #include "../util/io.h"
+#include "../grammar/cascade.h"
+#include "../prune/prune.h"
 #include "bench.h"
 #include "cli.h"
 #include "guard.h"
@@ -46,6 +48,7 @@ static const char usage_text[] =
 
 static const cli_use uses[] = {
     {CLI_GRAMMAR, NULL}, {CLI_INPUT, NULL}, {CLI_ENGINE, "gpu"}, {CLI_DECODER, "both"},
+    {CLI_PRUNE, "none: the exhaustive passes"},
     {CLI_MAX_LENGTH, "40"}, {CLI_REPEAT, NULL}, {CLI_DEVICE, NULL}, {CLI_DEVICES, NULL},
     {CLI_THREADS, NULL}, {CLI_WORKSPACE, NULL}, {CLI_JSON, NULL}, {CLI_BUCKET_WIDTH, NULL},
     {CLI_QUIET, NULL}, {CLI_HELP, NULL}, {CLI_END, NULL}};
@@ -101,8 +104,33 @@ static void profile_all(parser *p, int on)
             gpu_engine_profile(parser_gpu_at(p, e), on);
 }
 
-/* One pass over all sentences; returns its wall time or -1. */
-static double pass(parser *p, const sentence *s, int n, parse_result *r)
+/* Add what the pruned passes of result r (sentence s, grammar g) did to *pr. */
+static void add_prune(const grammar *g, const sentence *s, const parse_result *r,
+                      bench_prune *pr)
+{
+    const grammar_cascade *c = grammar_cascade_of(g);
+    pr->seconds[0] += r->seconds[0];
+    pr->seconds[1] += r->seconds[1];
+    if (r->fallback)
+        pr->fallback[r->fallback - 1]++;
+    for (int l = 0; c && l < r->nlevel && l < 8 && l < c->nlevel; l++) {
+        const grammar *lg = c->level[l];
+        long all = 0, phrasal = 0; /* substates (level 0: symbols), ROOT left out */
+        for (int x = 1; x < lg->nsym; x++) {
+            int m = l == 0 ? 1 : lg->nsub[x];
+            all += m;
+            phrasal += lg->phrasal[x] ? m : 0;
+        }
+        pr->possible[l] += (double)s->n * all + (chart_ncells(s->n) - s->n) * (double)phrasal;
+        pr->kept[l] += r->level[l].failed ? 0 : (double)r->level[l].substates;
+        pr->nlevel = l + 1 > pr->nlevel ? l + 1 : pr->nlevel;
+    }
+}
+
+/* One pass over all sentences; returns its wall time or -1. With pr, what the pruned passes
+ * did goes there too. */
+static double pass(parser *p, const grammar *g, const sentence *s, int n, parse_result *r,
+                   bench_prune *pr)
 {
     double t0 = clock_seconds();
     if (parser_parse(p, s, n, r)) {
@@ -110,8 +138,11 @@ static double pass(parser *p, const sentence *s, int n, parse_result *r)
         return -1;
     }
     double t = clock_seconds() - t0;
-    for (int k = 0; k < n; k++)
+    for (int k = 0; k < n; k++) {
+        if (pr)
+            add_prune(g, &s[k], &r[k], pr);
         parse_result_clear(&r[k]);
+    }
     return t;
 }
 
@@ -143,7 +174,7 @@ static int measure_buckets(parser *p, const sentence *s, int n, parse_result *r,
         profile_all(p, 0);
         b->seconds = INFINITY;
         for (int k = 0; k < repeat; k++) {
-            double t = pass(p, sub, b->sentences, r);
+            double t = pass(p, NULL, sub, b->sentences, r, NULL);
             if (t < 0) {
                 free(sub);
                 return -1;
@@ -153,7 +184,7 @@ static int measure_buckets(parser *p, const sentence *s, int n, parse_result *r,
         if (gpu) {
             profile_all(p, 1);
             sums before = sum_stats(p);
-            if (pass(p, sub, b->sentences, r) < 0) {
+            if (pass(p, NULL, sub, b->sentences, r, NULL) < 0) {
                 free(sub);
                 return -1;
             }
@@ -197,8 +228,9 @@ static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxle
         snprintf(num[3], sizeof num[3], "%d", popt->threads);
         char *argv[20] = {"parse", "-g", (char *)gpath, "-i", in, "-o", outp, "--engine",
                           gpu ? "gpu" : "cpu", "--max-length", num[0], "--decoder",
-                          (char *)decoder, "--quiet"}; /* the bench's own progress lines */
-        int argc = 14;
+                          (char *)decoder, "--quiet", /* the bench's own progress lines */
+                          "--prune", (char *)parser_prune_name(popt->prune)};
+        int argc = 16;
         if (gpu) {
             argv[argc++] = devices ? "--devices" : "--device";
             argv[argc++] = devices ? (char *)devices : num[1];
@@ -260,13 +292,13 @@ static int measure_row(bench_run *b, parser *p, bench_row *w)
     if (!r)
         return cli_error("bench", "out of memory");
     int rc = 1;
-    w->warm = pass(p, b->s, b->n, r);
+    w->warm = pass(p, b->g, b->s, b->n, r, b->prune ? &w->prune : NULL);
     if (w->warm < 0)
         goto done;
     sums before = sum_stats(p);
     w->best = INFINITY;
     for (int k = 0; k < b->repeat; k++) {
-        double t = pass(p, b->s, b->n, r);
+        double t = pass(p, NULL, b->s, b->n, r, NULL);
         if (t < 0)
             goto done;
         w->best = t < w->best ? t : w->best;
@@ -274,7 +306,7 @@ static int measure_row(bench_run *b, parser *p, bench_row *w)
     if (b->gpu) {
         sums after = sum_stats(p);
         profile_all(p, 1);
-        if ((w->profiled = pass(p, b->s, b->n, r)) < 0)
+        if ((w->profiled = pass(p, NULL, b->s, b->n, r, NULL)) < 0)
             goto done;
         sums prof = sum_stats(p);
         w->evals = (after.g.rule_evaluations - before.g.rule_evaluations) / b->repeat;
@@ -387,7 +419,8 @@ int cli_bench(int argc, char **argv)
     }
     double grammar_seconds = clock_seconds() - t0;
     bench_run b = {.s = s, .n = n, .words = words, .maxlen = maxlen, .repeat = repeat,
-                   .json = json, .width = width, .gpu = gpu};
+                   .json = json, .width = width, .gpu = gpu, .prune = popt.prune, .g = g};
+    popt.prune_levels = popt.prune != PARSER_PRUNE_NONE;
     for (int d = 0; d < PARSER_NDECODER; d++) {
         if (decoder >= 0 && d != decoder)
             continue;

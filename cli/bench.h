@@ -38,6 +38,14 @@ typedef enum bench_pass_source {
     BENCH_PASS_TOTALS  /* the engine's totals, the decoder having one pass */
 } bench_pass_source;
 
+/* What the pruned passes did over the sentences of one pass (--prune). */
+typedef struct bench_prune {
+    int nlevel;
+    double kept[8], possible[8]; /* items kept per coarse level, and of every item there */
+    double seconds[2];           /* coarse passes, final pass: summed over the threads */
+    long fallback[2];            /* sentences parsed again: accurate, exhaustive */
+} bench_prune;
+
 /* One row: a decoder on the engine (the semiring of its passes picks the peak it is held
  * to). */
 typedef struct bench_row {
@@ -60,6 +68,7 @@ typedef struct bench_row {
     bench_bucket *buckets;
     int nbuckets;
     bench_e2e e2e;              /* the same sentences through cky parse */
+    bench_prune prune;          /* with --prune: of the warm-up pass */
 } bench_row;
 
 /* The sentences parsed and the peaks they are held to. */
@@ -68,6 +77,8 @@ typedef struct bench_run {
     int n;
     long words;
     int maxlen, repeat, json, width, gpu;
+    parser_prune prune;
+    const grammar *g;
     double peak[GPU_PEAK_NKIND]; /* rule evaluations/s of all devices (gpu engine) */
     int peaks_measured;
 } bench_run;

@@ -61,8 +61,19 @@ static double rate(double x, double y)
 static void print_row_members_json(const bench_run *b, const bench_row *w)
 {
     printf("\"setup_seconds\": %.3f, \"warmup_seconds\": %.4f, \"seconds\": %.4f, "
-           "\"sentences_per_second\": %.1f, \"words_per_second\": %.1f",
-           w->setup, w->warm, w->best, b->n / w->best, b->words / w->best);
+           "\"sentences_per_second\": %.1f, \"words_per_second\": %.1f, \"prune\": \"%s\"",
+           w->setup, w->warm, w->best, b->n / w->best, b->words / w->best,
+           parser_prune_name(b->prune));
+    if (b->prune) {
+        const bench_prune *pr = &w->prune;
+        printf(", \"pruned\": {\"coarse_seconds\": %.4f, \"final_seconds\": %.4f, "
+               "\"fallbacks_accurate\": %ld, \"fallbacks_exhaustive\": %ld, \"levels\": [",
+               pr->seconds[0], pr->seconds[1], pr->fallback[0], pr->fallback[1]);
+        for (int l = 0; l < pr->nlevel; l++)
+            printf("%s{\"level\": %d, \"kept\": %.0f, \"share_kept\": %.6g}", l ? ", " : "",
+                   l, pr->kept[l], rate(pr->kept[l], pr->possible[l]));
+        printf("]}");
+    }
     if (b->gpu) {
         double peak = b->peak[bench_semiring_peak(w->dec->semiring)];
         double xx = rate(w->xx_evals, w->stage[GPU_STAGE_XX]);
@@ -91,6 +102,16 @@ static void print_row_members_json(const bench_run *b, const bench_row *w)
         print_stages_json(w, w->stage, 1);
         printf(", \"profiled_pass_seconds\": %.4f, \"sub_batches\": %ld, \"oom_retries\": %ld",
                w->profiled, w->sub_batches, w->oom_retries);
+    }
+    if (b->prune) {
+        const bench_prune *pr = &w->prune;
+        printf("  pruned       %s: coarse passes %.3f s, final pass %.3f s (the warm-up pass, "
+               "summed over the threads); parsed again: %ld accurate, %ld exhaustive\n"
+               "  kept         ", parser_prune_name(b->prune), pr->seconds[0], pr->seconds[1],
+               pr->fallback[0], pr->fallback[1]);
+        for (int l = 0; l < pr->nlevel; l++)
+            printf("%slevel %d %.3g%%", l ? ", " : "", l, 100 * rate(pr->kept[l], pr->possible[l]));
+        printf(" of the items of each level\n");
     }
     const bench_e2e *e = &w->e2e;
     double kernel = b->n / w->best, run = e->total - e->startup;
@@ -155,6 +176,16 @@ static void print_row_text(const bench_run *b, const bench_row *w)
            "%.0f words/s\n",
            w->dec->name, w->setup, w->warm, b->repeat, w->best, b->n / w->best,
            b->words / w->best);
+    if (b->prune) {
+        const bench_prune *pr = &w->prune;
+        printf("  pruned       %s: coarse passes %.3f s, final pass %.3f s (the warm-up pass, "
+               "summed over the threads); parsed again: %ld accurate, %ld exhaustive\n"
+               "  kept         ", parser_prune_name(b->prune), pr->seconds[0], pr->seconds[1],
+               pr->fallback[0], pr->fallback[1]);
+        for (int l = 0; l < pr->nlevel; l++)
+            printf("%slevel %d %.3g%%", l ? ", " : "", l, 100 * rate(pr->kept[l], pr->possible[l]));
+        printf(" of the items of each level\n");
+    }
     const bench_e2e *e = &w->e2e;
     double kernel = b->n / w->best, run = e->total - e->startup;
     printf("  cky parse    %.3f s with start-up (%.2f s): %.1f sentences/s = %.1f%% of the pass; "

@@ -59,6 +59,16 @@ static const char *const semirings[] = {[CODEGEN_SEMIRING_MAX_PLUS] = "max-plus"
 static const char *const roles[] = {[CODEGEN_ROLE_PARENT] = "parent",
                                     [CODEGEN_ROLE_LEFT] = "left",
                                     [CODEGEN_ROLE_RIGHT] = "right", NULL};
+static int find_prune(const char *s, int *out)
+{
+    parser_prune p;
+    return parser_prune_find(s, &p) ? (*out = (int)p, 1) : 0;
+}
+
+static const char *const switches[] = {"off", "on", NULL};
+static int find_switch(const char *s, int *out) { return find_in(switches, s, out); }
+static const char *switch_names(void) { return "on, off"; }
+
 static int find_backtrace(const char *s, int *out) { return find_in(backtraces, s, out); }
 static int find_semiring(const char *s, int *out) { return find_in(semirings, s, out); }
 static int find_role(const char *s, int *out) { return find_in(roles, s, out); }
@@ -116,6 +126,24 @@ static const option_def table[CLI_NOPT] = {
                        "memory, never results"},
     [CLI_MAX_LENGTH] = {"max-length", 0, "N", NUMBER(1, 100000), "200",
                         "longest sentence parsed, in words"},
+    [CLI_PRUNE] = {"prune", 0, "MODE", CHOICE, 0, 0, "berkeley with a native .gr grammar, none "
+                   "with a text export or --backtrace",
+                   "berkeley: the Berkeley parser's coarse-to-fine cascade with its default "
+                   "thresholds, then the decoder's pass within what it kept: the jar's default "
+                   "output with max-rule, its -viterbi output with viterbi (and its "
+                   "back-trace); accurate: the cascade with the jar's -accurate thresholds; "
+                   "none: the exhaustive passes over the whole grammar, exact",
+                   find_prune, parser_prune_names},
+    [CLI_PRUNE_FALLBACK] = {"prune-fallback", 0, "on|off", CHOICE, 0, 0, "on",
+                            "on: a sentence the pruned pass finds no tree for is parsed again "
+                            "with the accurate thresholds, then exhaustively, and its line is "
+                            "named on stderr; off: the jar's (())",
+                            find_switch, switch_names},
+    [CLI_MASKS] = {"masks", 0, "FILE", TEXT, 0, 0, NULL,
+                   "with pruning: write each sentence's coarse levels as the Berkeley parser's "
+                   "PruneMasks rows (line, level, allowed (span, symbol) pairs, allowed (span, "
+                   "symbol, substate) triples, their FNV-1a hash), then its final row (line, "
+                   "final, log P, score, tree)"},
     [CLI_TOKENIZE] = {"tokenize", 0, NULL, FLAG, 0, 0, NULL,
                       "the input is raw text, one sentence per line: tokenize it as the Penn "
                       "Treebank is (`` '' quotes, n't 's splits, -LRB-, the final period, ...) "
@@ -367,6 +395,13 @@ int cli_args_parser(const char *cmd, const cli_args *a, parser_options *o)
         o->decoder = (parser_decoder)a->num[CLI_DECODER];
     if (a->given[CLI_BACKTRACE])
         o->backtrace = (viterbi_mode)a->num[CLI_BACKTRACE];
+    if (a->given[CLI_BACKTRACE] && a->given[CLI_PRUNE] && a->num[CLI_PRUNE] != PARSER_PRUNE_NONE)
+        return cli_usage_error(cmd, "--backtrace is for the exhaustive Viterbi pass: a pruned "
+                               "pass takes the Berkeley parser's back-trace (--prune none)");
+    if (a->given[CLI_PRUNE])
+        o->prune = (parser_prune)a->num[CLI_PRUNE];
+    if (a->given[CLI_PRUNE_FALLBACK])
+        o->prune_fallback = a->num[CLI_PRUNE_FALLBACK];
     if (a->given[CLI_DEVICE])
         o->device = a->num[CLI_DEVICE];
     int rc;

@@ -15,6 +15,8 @@ typedef enum cli_opt {
     /* the parser's: what a grammar is parsed with */
     CLI_GRAMMAR, CLI_INPUT, CLI_OUTPUT, CLI_ENGINE, CLI_DECODER, CLI_BACKTRACE, CLI_DEVICE,
     CLI_DEVICES, CLI_ENGINES, CLI_THREADS, CLI_WORKSPACE, CLI_MAX_LENGTH,
+    /* pruning */
+    CLI_PRUNE, CLI_PRUNE_FALLBACK, CLI_MASKS,
     /* cky parse */
     CLI_TOKENIZE, CLI_SCORE, CLI_SHARD, CLI_TREEBANK, CLI_GOLD_OUT, CLI_EVAL,
     /* cky bench */

@@ -3,6 +3,7 @@
  * file holds the reader and writer stages and the run's exit status (the options:
  * parse_options.h). */
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 #include "../corpus_tools/tree.h"
 #include "../decoders/maxrule/maxrule.h"
 #include "../parser/parser.h"
+#include "../prune/prune.h"
 #include "../util/clock.h"
 #include "../util/io.h"
 #include "../util/output.h"
@@ -36,6 +38,22 @@ static parser_decoder default_decoder(const parse_options *o, const grammar *g)
     if (o->decoder_set)
         return o->popt.decoder;
     return o->backtrace_set ? PARSER_DECODER_VITERBI : parser_default_decoder(g);
+}
+
+/* The pruning asked for; else the Berkeley parser's where g has its cascade (a native .gr
+ * grammar), none for a text export (said on stderr) or with --backtrace (an exhaustive
+ * Viterbi option). */
+static parser_prune default_prune(const parse_options *o, const grammar *g)
+{
+    if (o->prune_set)
+        return o->popt.prune;
+    if (o->backtrace_set)
+        return PARSER_PRUNE_NONE;
+    parser_prune p = parser_default_prune(g);
+    if (p == PARSER_PRUNE_NONE && !o->quiet)
+        fprintf(stderr, "cky parse: note: %s has no coarse-to-fine cascade (a text export): "
+                "the passes are exhaustive, as --prune none\n", o->grammar);
+    return p;
 }
 
 /* Print x with the fewest digits that read back (strtod) as the same double. */
@@ -91,7 +109,7 @@ typedef struct run {
     /* parse stage */
     int failures_reported;       /* retired engines named on stderr */
     /* writer */
-    output *out, *gold_out;
+    output *out, *gold_out, *masks;
     FILE *out_f;                 /* output_file(out) */
     tree **gold_all, **test_all; /* --eval: every tree, in order */
     long nall, capall;
@@ -224,6 +242,26 @@ static int keep_for_eval(run *rn, tree *gold, tree *test)
     return 1;
 }
 
+/* --masks: the coarse levels of a result as PruneMasks rows, then its final row. */
+static void write_masks(run *rn, long line, const parse_result *r)
+{
+    FILE *f = output_file(rn->masks);
+    for (int l = 0; l < r->nlevel; l++) {
+        const prune_level *v = &r->level[l];
+        if (v->failed)
+            fprintf(f, "%ld\t%d\t-1\t-1\t-\n", line, l);
+        else
+            fprintf(f, "%ld\t%d\t%ld\t%ld\t%016" PRIx64 "\n", line, l, v->symbols, v->substates,
+                    v->hash);
+    }
+    fprintf(f, "%ld\tfinal\t", line);
+    print_score(f, rn->o->popt.decoder == PARSER_DECODER_MAXRULE ? r->loglik : r->score);
+    fputc('\t', f);
+    print_score(f, r->score);
+    fputc('\t', f);
+    tree_write_line(r->tree, f);
+}
+
 /* Writer stage: the lines of a parsed batch, in order, then a flush. Returns nonzero after a
  * write error. */
 static int write_batch(void *ctx, pipeline_batch *b)
@@ -249,6 +287,12 @@ static int write_batch(void *ctx, pipeline_batch *b)
             fputc('\t', rn->out_f);
         }
         tree_write_line(r->tree, rn->out_f);
+        if (rn->masks)
+            write_masks(rn, b->line[k], r);
+        if (r->fallback)
+            fprintf(stderr, "cky parse: %s:%ld: no tree within the pruned pass: parsed again "
+                    "%s\n", b->src, b->line[k], r->fallback == 1 ? "with the accurate "
+                    "thresholds" : "exhaustively");
         if (b->gold[k] && rn->gold_out)
             tree_write_line(b->gold[k], output_file(rn->gold_out));
         if (b->gold[k] && rn->o->eval && keep_for_eval(rn, b->gold[k], r->tree)) {
@@ -256,7 +300,8 @@ static int write_batch(void *ctx, pipeline_batch *b)
             r->tree = NULL;
         }
     }
-    if (output_flush(rn->out) || (rn->gold_out && output_flush(rn->gold_out))) {
+    if (output_flush(rn->out) || (rn->gold_out && output_flush(rn->gold_out)) ||
+        (rn->masks && output_flush(rn->masks))) {
         /* `cky parse | head`: the rest is not wanted, and that is no error to report */
         if (output_error(rn->out) == EPIPE ||
             (rn->gold_out && output_error(rn->gold_out) == EPIPE)) {
@@ -307,7 +352,8 @@ static int run_pipeline(run *rn, pipeline_stats *stats)
 static int open_outputs(run *rn, const parse_options *o)
 {
     if (output_open(o->output ? o->output : "-", &rn->out) ||
-        (o->gold_out && output_open(o->gold_out, &rn->gold_out)))
+        (o->gold_out && output_open(o->gold_out, &rn->gold_out)) ||
+        (o->masks && output_open(o->masks, &rn->masks)))
         return cli_error("parse", "%s", cky_last_error());
     rn->out_f = output_file(rn->out);
     return 0;
@@ -338,8 +384,8 @@ static int write_manifest(const run *rn)
 static int finish_outputs(run *rn, int rc)
 {
     int keep = rc == 0 || rc == GUARD_EXIT_INTERNAL;
-    output *outs[2] = {rn->out, rn->gold_out};
-    for (int k = 0; k < 2; k++) {
+    output *outs[3] = {rn->out, rn->gold_out, rn->masks};
+    for (int k = 0; k < 3; k++) {
         if (!outs[k])
             continue;
         if (!keep) {
@@ -351,7 +397,7 @@ static int finish_outputs(run *rn, int rc)
             rc = 1;
         }
     }
-    rn->out = rn->gold_out = NULL;
+    rn->out = rn->gold_out = rn->masks = NULL;
     if (guard_interrupted())
         guard_note_interrupted();
     return rc;
@@ -377,7 +423,8 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
     if (o.popt.engine != PARSER_ENGINE_REF)
         guard_cache("parse");
     if (grammar_load_with(o.grammar, NULL, &o.popt.progress, &g) ||
-        (o.popt.decoder = default_decoder(&o, g), parser_new(g, &o.popt, &rn.p))) {
+        (o.popt.decoder = default_decoder(&o, g), o.popt.prune = default_prune(&o, g),
+         o.popt.prune_levels = o.masks != NULL, parser_new(g, &o.popt, &rn.p))) {
         rc = cli_error("parse", "%s", cky_last_error());
     } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !grammar_sum_is_exact(g)) {
         fprintf(stderr, "cky parse: note: %s is a text export, which lacks the sum closure "

@@ -26,6 +26,8 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     o->input = a->text[CLI_INPUT];
     o->output = a->text[CLI_OUTPUT];
     o->gold_out = a->text[CLI_GOLD_OUT];
+    o->masks = a->text[CLI_MASKS];
+    o->prune_set = a->given[CLI_PRUNE];
     o->treebanks = a->items[CLI_TREEBANK];
     o->ntreebanks = a->nitems[CLI_TREEBANK];
     o->score = a->given[CLI_SCORE];
@@ -97,11 +99,11 @@ static int check_engine_options(const parse_options *o)
 /* The files of the run checked before anything is written (guard_check_paths). */
 static int check_files(const parse_options *o)
 {
-    const char *outputs[2] = {o->output, o->gold_out};
+    const char *outputs[3] = {o->output, o->gold_out, o->masks};
     if (o->ntreebanks)
-        return guard_check_paths("parse", o->grammar, o->treebanks, o->ntreebanks, outputs, 2);
+        return guard_check_paths("parse", o->grammar, o->treebanks, o->ntreebanks, outputs, 3);
     const char *input = o->input;
-    return guard_check_paths("parse", o->grammar, &input, 1, outputs, 2);
+    return guard_check_paths("parse", o->grammar, &input, 1, outputs, 3);
 }
 
 

@@ -6,14 +6,14 @@
 #include "options.h"
 
 typedef struct parse_options {
-    const char *grammar, *input, *output, *gold_out;
+    const char *grammar, *input, *output, *gold_out, *masks;
     const char **treebanks;
     int ntreebanks;
     int score, eval, tokenize;
     int quiet;            /* --quiet: no progress lines */
     int engine_set, device_set, workspace_set, threads_set; /* given on the command line */
     int devices_set, engines_set;
-    int decoder_set, backtrace_set;
+    int decoder_set, backtrace_set, prune_set;
     int shard_k, shard_n; /* --shard K/N (shard_n 0: every line) */
     int pipeline_stats;   /* test hook: what the pipeline did, on stderr */
     parser_options popt;

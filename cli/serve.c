@@ -31,7 +31,8 @@ static const char help[] =
 
 static const cli_use uses[] = {
     {CLI_GRAMMAR, NULL}, {CLI_LISTEN, NULL}, {CLI_PORT, NULL}, {CLI_TOKEN_FILE, NULL},
-    {CLI_ENGINE, NULL}, {CLI_DECODER, NULL}, {CLI_DEVICE, NULL}, {CLI_DEVICES, NULL},
+    {CLI_ENGINE, NULL}, {CLI_DECODER, NULL}, {CLI_PRUNE, NULL}, {CLI_PRUNE_FALLBACK, NULL},
+    {CLI_DEVICE, NULL}, {CLI_DEVICES, NULL},
     {CLI_ENGINES, NULL}, {CLI_THREADS, NULL}, {CLI_WORKSPACE, NULL}, {CLI_MAX_LENGTH, NULL},
     {CLI_BATCH, NULL}, {CLI_BATCH_WAIT, NULL}, {CLI_QUEUE, NULL}, {CLI_MAX_SENTENCES, NULL},
     {CLI_MAX_REQUEST_BYTES, NULL}, {CLI_MAX_SENTENCE_BYTES, NULL}, {CLI_TIMEOUT, NULL},
@@ -40,7 +41,7 @@ static const cli_use uses[] = {
 
 typedef struct serve_cli {
     const char *grammar, *token_file;
-    int engine_set, decoder_set, devices_set, grace_s;
+    int engine_set, decoder_set, prune_set, devices_set, grace_s;
     parser_options popt;
     serve_options so;
 } serve_cli;
@@ -71,6 +72,7 @@ static int read_options(int argc, char **argv, serve_cli *c)
     c->token_file = a.text[CLI_TOKEN_FILE];
     c->engine_set = a.given[CLI_ENGINE];
     c->decoder_set = a.given[CLI_DECODER];
+    c->prune_set = a.given[CLI_PRUNE];
     c->devices_set = a.given[CLI_DEVICES];
     c->grace_s = a.given[CLI_GRACE] ? a.num[CLI_GRACE] : 60;
     if (a.given[CLI_LISTEN])
@@ -186,6 +188,8 @@ int cli_serve(int argc, char **argv)
     }
     if (!c.decoder_set)
         c.popt.decoder = parser_default_decoder(g);
+    if (!c.prune_set)
+        c.popt.prune = parser_default_prune(g);
     if (parser_new(g, &c.popt, &p)) {
         rc = cli_error("serve", "%s", cky_last_error());
         goto done;
@@ -194,7 +198,9 @@ int cli_serve(int argc, char **argv)
     const char *base = strrchr(c.grammar, '/');
     serve_info info = {base ? base + 1 : c.grammar, parser_engine_name(c.popt.engine),
                        parser_decoder_def(c.popt.decoder)->name,
-                       "exhaustive", c.popt.max_length};
+                       c.popt.prune == PARSER_PRUNE_NONE ? "exhaustive"
+                                                          : parser_prune_name(c.popt.prune),
+                       c.popt.max_length};
     if (serve_start(p, &info, &c.so, &s)) {
         rc = cli_error("serve", "%s", cky_last_error());
         goto done;

@@ -16,6 +16,7 @@ void parse_result_clear(parse_result *r)
 {
     tree_free(r->tree);
     free(r->error);
+    free(r->level);
     parse_result_init(r);
 }
 

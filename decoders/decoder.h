@@ -22,6 +22,12 @@
 /* What every decoder is told beside the grammar (each reads what concerns it). */
 typedef struct decoder_options {
     int backtrace; /* Viterbi: its back-trace, a viterbi_mode (decoders/viterbi/viterbi.h) */
+    /* the pruned decoder (decoders/pruned) */
+    int prune;      /* the thresholds: a prune_mode (prune/prune.h) */
+    int final;      /* its final pass: 0 max-rule, 1 Viterbi */
+    int fallback;   /* 1: a sentence without a tree is parsed again with the accurate
+                       thresholds, then exhaustively; 0: the jar's (()) */
+    int levels;     /* 1: each result carries the coarse levels' statistics */
 } decoder_options;
 
 typedef enum parse_outcome {
@@ -39,6 +45,12 @@ typedef struct parse_result {
     double loglik; /* max-rule: log P(sentence) (may be finite without a tree); else -inf */
     tree *tree;    /* Penn Treebank tree (un-annotated); NULL unless PARSE_OK */
     char *error;   /* for PARSE_FAILED: what went wrong (malloc'ed) */
+    /* the pruned decoder */
+    int fallback;  /* 0: the tree of the pruned pass; 1: of the accurate thresholds' pass; 2:
+                      of the exhaustive pass (decoder_options.fallback) */
+    int nlevel;    /* with decoder_options.levels: the coarse levels' statistics */
+    struct prune_level *level; /* [nlevel] (malloc'ed), of the pass that gave the tree */
+    double seconds[2];         /* wall seconds of the coarse passes and of the final pass */
 } parse_result;
 
 /* A result still to be decoded: PARSE_OK, scores -inf, nothing held. */

@@ -1,5 +1,7 @@
-/* decoders: the table of decoders and the names of decoders and engines (see parser.h). A
- * new decoder is one row here and its folder under decoders/. */
+/* decoders: the table of decoders and the names of decoders, engines and prune modes (see
+ * parser.h). A new decoder is one row here and its folder under decoders/; the pruned
+ * decoder (decoders/pruned) stands beside the table: pruning picks it, the decoder asked
+ * for is its final pass. */
 #include "parser.h"
 
 #include <pthread.h>
@@ -13,6 +15,25 @@ static const decoder_def *const table[PARSER_NDECODER] = {
     [PARSER_DECODER_VITERBI] = &viterbi_decoder,
     [PARSER_DECODER_MAXRULE] = &maxrule_decoder,
 };
+
+static const char *const prune_name[] = {[PARSER_PRUNE_NONE] = "none",
+                                         [PARSER_PRUNE_BERKELEY] = "berkeley",
+                                         [PARSER_PRUNE_ACCURATE] = "accurate"};
+#define NPRUNE ((int)(sizeof prune_name / sizeof *prune_name))
+
+int parser_prune_find(const char *name, parser_prune *out)
+{
+    for (int k = 0; name && k < NPRUNE; k++)
+        if (!strcmp(name, prune_name[k])) {
+            *out = (parser_prune)k;
+            return 1;
+        }
+    return 0;
+}
+
+const char *parser_prune_name(parser_prune p) { return (unsigned)p < NPRUNE ? prune_name[p] : "?"; }
+
+const char *parser_prune_names(void) { return "berkeley, accurate, none"; }
 
 static const char *const engine_name[] = {
     [PARSER_ENGINE_REF] = "ref", [PARSER_ENGINE_CPU] = "cpu", [PARSER_ENGINE_GPU] = "gpu"};

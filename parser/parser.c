@@ -9,7 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../decoders/pruned/pruned.h"
 #include "../engines/cpu/cpu.h"
+#include "../grammar/cascade.h"
+#include "../prune/prune.h"
 #include "../gpu/gpu.h"
 #include "../util/workers.h"
 #include "pool.h"
@@ -38,10 +41,17 @@ parser_decoder parser_default_decoder(const grammar *g)
                                                             : PARSER_DECODER_VITERBI;
 }
 
+parser_prune parser_default_prune(const grammar *g)
+{
+    return grammar_cascade_of(g) && !grammar_check_sum(g) ? PARSER_PRUNE_BERKELEY
+                                                          : PARSER_PRUNE_NONE;
+}
+
 parser_options parser_default_options(void)
 {
     return (parser_options){.engine = PARSER_ENGINE_REF, .decoder = PARSER_DECODER_VITERBI,
-                            .backtrace = VITERBI_EXACT, .max_length = 200,
+                            .prune_fallback = 1, .backtrace = VITERBI_EXACT,
+                            .max_length = 200,
                             .tune = {.chunk = -1}};
 }
 
@@ -159,6 +169,10 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     const decoder_def *dec = parser_decoder_def(opt->decoder);
     if (!dec)
         return cky_fail(CKY_ERR_ARG, "unknown decoder %d", (int)opt->decoder);
+    if ((unsigned)opt->prune > PARSER_PRUNE_ACCURATE)
+        return cky_fail(CKY_ERR_ARG, "unknown prune mode %d", (int)opt->prune);
+    if (opt->prune != PARSER_PRUNE_NONE) /* the decoder asked for is its final pass */
+        dec = &pruned_decoder;
     const decoder_part *part = part_for(dec, opt->engine);
     if (!part->open)
         return cky_fail(CKY_ERR_UNSUPPORTED, "the %s decoder does not run on the %s engine",
@@ -183,7 +197,9 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     if (opt->engines > 1 || opt->test.fail_engine) { /* the test hook needs the pool */
         st = pool_start(p);
     } else {
-        if (opt->engine == PARSER_ENGINE_CPU) {
+        if (!dec->passes) {
+            /* a decoder that asks the engine for no pass runs on host threads alone */
+        } else if (opt->engine == PARSER_ENGINE_CPU) {
             cpu_engine_options co = {.threads = p->opt.threads, .width = opt->workspace,
                                      .cache_dir = opt->cache_dir,
                                      .sum = dec->semiring == CODEGEN_SEMIRING_SUM_PRODUCT,
@@ -201,7 +217,14 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                   .progress = opt->progress};
             st = gpu_engine_new(g, &go, &p->gpu);
         }
-        p->env = (decoder_env){.g = g, .opt = {.backtrace = opt->backtrace},
+        p->env = (decoder_env){.g = g,
+                               .opt = {.backtrace = opt->backtrace,
+                                       .prune = opt->prune == PARSER_PRUNE_ACCURATE
+                                                    ? PRUNE_ACCURATE
+                                                    : PRUNE_FAST,
+                                       .final = opt->decoder == PARSER_DECODER_VITERBI,
+                                       .fallback = opt->prune_fallback,
+                                       .levels = opt->prune_levels},
                                .threads = p->opt.threads, .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
             st = part->open(&p->env, &p->state);

@@ -27,6 +27,17 @@ typedef enum parser_decoder { PARSER_DECODER_VITERBI, PARSER_DECODER_MAXRULE } p
 
 #define PARSER_NDECODER 2
 
+/* Pruning: none (the exhaustive passes, exact), or the Berkeley parser's coarse-to-fine
+ * cascade with its default or -accurate thresholds (decoders/pruned: its masks, then the
+ * decoder's final pass within them). */
+typedef enum parser_prune { PARSER_PRUNE_NONE, PARSER_PRUNE_BERKELEY, PARSER_PRUNE_ACCURATE } parser_prune;
+
+/* The prune mode named `name` ("none", "berkeley", "accurate"): 1 with *out set, or 0; its
+ * name; the names for messages. */
+int parser_prune_find(const char *name, parser_prune *out);
+const char *parser_prune_name(parser_prune p);
+const char *parser_prune_names(void);
+
 /* The decoder `id` of the table; NULL for an unknown one. */
 const decoder_def *parser_decoder_def(parser_decoder id);
 
@@ -70,8 +81,12 @@ typedef struct parser_test_hooks {
 
 typedef struct parser_options {
     parser_engine engine;
-    parser_decoder decoder;
-    viterbi_mode backtrace;
+    parser_decoder decoder; /* with pruning: its final pass */
+    parser_prune prune;
+    int prune_fallback;     /* pruned: a sentence without a tree is parsed again with the
+                               accurate thresholds, then exhaustively (0: the jar's (())) */
+    int prune_levels;       /* pruned: results carry the coarse levels' statistics */
+    viterbi_mode backtrace; /* exhaustive Viterbi (pruned Viterbi takes the jar's) */
     int threads;    /* CPU worker threads (0: one per core) */
     int max_length; /* longer sentences are not parsed (PARSE_TOO_LONG) */
     int device;     /* CUDA device of the gpu engine */
@@ -93,8 +108,9 @@ typedef struct parser_options {
  * its index in the pool (the gpu engine: of devices[]), and error, what went wrong. */
 typedef pool_failure parser_failure;
 
-/* Defaults: engine ref, the Viterbi decoder, exact back-trace, one thread per core, max
- * length 200, device 0, the engines' workspace width and tuning, no test hook. */
+/* Defaults: engine ref, the Viterbi decoder, no pruning (fallback on when pruning), exact
+ * back-trace, one thread per core, max length 200, device 0, the engines' workspace width
+ * and tuning, no test hook. */
 parser_options parser_default_options(void);
 
 typedef struct parser parser;
@@ -103,6 +119,10 @@ typedef struct parser parser;
  * where g gives it exactly (a native .gr grammar), else Viterbi (a text export, whose unary
  * closure is the Viterbi one). */
 parser_decoder parser_default_decoder(const grammar *g);
+
+/* The pruning to use with g when none is asked for: the Berkeley parser's (its default) where
+ * g has the cascade (a native .gr grammar), else none (a text export). */
+parser_prune parser_default_prune(const grammar *g);
 
 /* The engine to use when none is asked for: gpu where a CUDA device is usable, else cpu. */
 parser_engine parser_default_engine(void);

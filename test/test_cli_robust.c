@@ -474,7 +474,7 @@ Test(cli_robust, closed_pipe_ends_quietly)
     if (pid == 0) {
         dup2(p[1], 1);
         if (chdir(d) == 0)
-            execl("/bin/sh", "sh", "-c", "exec env CKY_PROGRESS_AFTER=600 " CPU "-i in.txt 2>err",
+            execl("/bin/sh", "sh", "-c", "exec env CKY_PROGRESS_AFTER=600 " CPU "--prune none -i in.txt 2>err",
                   (char *)NULL);
         _exit(127);
     }

@@ -90,6 +90,11 @@ def _load():
     lib.cky_parser_open_progress.argtypes = [c_str, c_str, c_str, c_int, c_int, c_int,
                                              _PROGRESS_FN, ptr]
     lib.cky_parser_open_progress.restype = ptr
+    lib.cky_parser_open_prune.argtypes = [c_str, c_str, c_str, c_str, c_int, c_int, c_int,
+                                          _PROGRESS_FN, ptr]
+    lib.cky_parser_open_prune.restype = ptr
+    lib.cky_parser_prune.argtypes = [ptr]
+    lib.cky_parser_prune.restype = c_str
     lib.cky_parser_engine.argtypes = [ptr]
     lib.cky_parser_engine.restype = c_str
     lib.cky_parser_decoder.argtypes = [ptr]
@@ -179,6 +184,10 @@ class Parser:
     Berkeley parser's default: exact with a native .gr grammar, approximate with a text
     export), "viterbi" (the best derivation), or "auto": maxrule with a native .gr grammar,
     viterbi with a text export. Every engine runs both.
+    prune: "berkeley" (the Berkeley parser's coarse-to-fine cascade, then the decoder's pass
+    within what it kept: the jar's default output), "accurate" (its -accurate thresholds),
+    "none" (the exhaustive passes, exact), or "auto": berkeley with a native .gr grammar,
+    none with a text export; p.prune says which one runs.
     threads: CPU threads (0: one per core); max_length: longest sentence parsed, in words;
     device: the CUDA device of the gpu engine; strict: raise ParseError for a sentence
     without a tree instead of returning "(())".
@@ -188,7 +197,7 @@ class Parser:
     """
 
     def __init__(self, grammar, engine="auto", decoder="auto", threads=0, max_length=200,
-                 device=0, strict=False, progress=None):
+                 device=0, strict=False, progress=None, prune="auto"):
         self._h = None
         for name, v in (("threads", threads), ("max_length", max_length), ("device", device)):
             if not isinstance(v, int) or v < 0:
@@ -211,9 +220,9 @@ class Parser:
                 failed.append(e)
 
         callback = _PROGRESS_FN(on_progress)
-        h = _lib.cky_parser_open_progress(os.fsencode(grammar), _encode(engine),
-                                          _encode(decoder), threads, max_length, device,
-                                          callback, None)
+        h = _lib.cky_parser_open_prune(os.fsencode(grammar), _encode(engine), _encode(decoder),
+                                       _encode(prune), threads, max_length, device, callback,
+                                       None)
         if not h:
             raise _error()
         if failed:
@@ -222,6 +231,7 @@ class Parser:
         self._h = h
         self.engine = _lib.cky_parser_engine(h).decode()
         self.decoder = _lib.cky_parser_decoder(h).decode()
+        self.prune = _lib.cky_parser_prune(h).decode()
         self.strict = strict
 
     def _check(self):
@@ -290,7 +300,8 @@ class Parser:
             self.close()
 
     def __repr__(self):
-        return f"cky.Parser(engine={self.engine!r}, decoder={self.decoder!r})"
+        return (f"cky.Parser(engine={self.engine!r}, decoder={self.decoder!r}, "
+                f"prune={self.prune!r})")
 
 
 from .client import Client, ServiceError  # noqa: E402 (needs the names above)

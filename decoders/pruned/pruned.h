@@ -1,0 +1,20 @@
+/* pruned: the Berkeley parser's default answer, its coarse-to-fine cascade (prune/prune.h)
+ * and then its final pass within the cascade's mask: max-rule (the jar's default output) or
+ * Viterbi with the jar's back-trace (its -viterbi output), in the reference arithmetic
+ * (double): the masks are the jar's bits, the trees and scores its own.
+ *
+ * decoder_options say which thresholds (prune: fast or accurate), which final pass (final),
+ * whether a sentence without a tree is parsed again (fallback: with the accurate thresholds,
+ * then exhaustively, never (()) where the grammar has a parse; the result says which pass
+ * gave the tree) and whether each result carries the levels' statistics (levels).
+ *
+ * The pruned work is small, so the ref and cpu engines both run this code on host threads,
+ * one sentence per thread; on the gpu engine it runs there too for now (the device pipeline
+ * is issue 42's). Needs a native .gr grammar (its cascade). */
+#ifndef CKY_DECODERS_PRUNED_H
+#define CKY_DECODERS_PRUNED_H
+
+struct decoder_def;
+extern const struct decoder_def pruned_decoder;
+
+#endif

@@ -1,0 +1,178 @@
+/* pruned_decode: the pruned decoder's parts (see pruned.h): per sentence on a host thread,
+ * the cascade's masks, the final pass within the fine mask, and the fallbacks. */
+#include "pruned.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../engines/ref/ref.h"
+#include "../../grammar/cascade.h"
+#include "../../prune/prune.h"
+#include "../../util/clock.h"
+#include "../../util/workers.h"
+#include "../decoder.h"
+#include "../maxrule/maxrule.h"
+#include "../viterbi/viterbi.h"
+
+typedef struct state {
+    const decoder_env *env;
+    int nplan;
+    prune_plan **plan; /* one per host thread: a plan serves one sentence at a time */
+} state;
+
+static void part_close(void *arg)
+{
+    state *s = arg;
+    if (!s)
+        return;
+    for (int k = 0; k < s->nplan; k++)
+        prune_free_plan(s->plan[k]);
+    free(s->plan);
+    free(s);
+}
+
+static cky_status part_open(const decoder_env *env, void **out)
+{
+    state *s = calloc(1, sizeof *s);
+    int n = env->threads > 0 ? env->threads : 1;
+    if (!s || !(s->plan = calloc((size_t)n, sizeof *s->plan))) {
+        free(s);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    s->env = env;
+    cky_status st = CKY_OK;
+    for (; s->nplan < n && !st; s->nplan++)
+        st = prune_new_plan(env->g, &s->plan[s->nplan]);
+    if (st) {
+        part_close(s);
+        return st;
+    }
+    *out = s;
+    return CKY_OK;
+}
+
+/* The final pass of sentence `s` within `mask` (NULL: exhaustive) into r. */
+static cky_status final_pass(const decoder_env *env, const sentence *s, const chart_mask *mask,
+                             parse_result *r)
+{
+    const grammar *g = env->g;
+    if (!env->opt.final) {
+        maxrule_options mo = {0};
+        mo.mask = mask;
+        maxrule_result m;
+        cky_status st = maxrule_parse(g, s->words, s->n, &mo, &m);
+        if (st)
+            return st;
+        r->loglik = m.loglik;
+        r->score = m.tree ? m.score : -INFINITY;
+        r->tree = m.tree;
+        return CKY_OK;
+    }
+    chart *c = NULL;
+    tree *t = NULL;
+    cky_status st = ref_parse_masked(g, s->words, s->n, CHART_DOUBLE, mask, &c);
+    double root = st ? -INFINITY : chart_post(c, 0, s->n)[g->sub_offset[0]];
+    if (!st && root != -INFINITY)
+        st = viterbi_extract_masked(g, c, s->words, VITERBI_BERKELEY, mask, &t);
+    chart_free(c);
+    if (st)
+        return st;
+    r->score = t ? root : -INFINITY;
+    r->tree = t ? tree_unannotate(t) : NULL;
+    return CKY_OK;
+}
+
+/* One pass: the cascade with thresholds `mode` (exhaustive: none), then the final pass; the
+ * levels' statistics into r when asked for. */
+static cky_status one_pass(state *s, int worker, const sentence *sn, int exhaustive,
+                           prune_mode mode, parse_result *r)
+{
+    const decoder_env *env = s->env;
+    prune_mask m;
+    memset(&m, 0, sizeof m);
+    double t0 = clock_seconds();
+    cky_status st = exhaustive ? CKY_OK
+                               : prune_build_mask(s->plan[worker], sn->words, sn->n, mode,
+                                                  NULL, NULL, &m);
+    double t1 = clock_seconds();
+    if (!st) {
+        tree_free(r->tree);
+        r->tree = NULL;
+        st = final_pass(env, sn, exhaustive ? NULL : &m.fine, r);
+    }
+    r->seconds[0] += t1 - t0;
+    r->seconds[1] += clock_seconds() - t1;
+    if (!st && env->opt.levels && !exhaustive) {
+        free(r->level);
+        r->nlevel = 0;
+        if (!(r->level = malloc((size_t)m.nlevel * sizeof *r->level)))
+            st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+        else
+            memcpy(r->level, m.level, (size_t)(r->nlevel = m.nlevel) * sizeof *r->level);
+    }
+    prune_free_mask(&m);
+    return st;
+}
+
+typedef struct job {
+    state *s;
+    const sentence *sn;
+    parse_result *out;
+} job;
+
+/* Sentence k: the pruned pass, and where it finds no tree (fallback) the accurate one, then
+ * the exhaustive one. */
+static cky_status one_sentence(void *arg, long k, int worker)
+{
+    job *j = arg;
+    const decoder_env *env = j->s->env;
+    parse_result *r = &j->out[k];
+    prune_mode mode = (prune_mode)env->opt.prune;
+    cky_status st = one_pass(j->s, worker, &j->sn[k], 0, mode, r);
+    if (!st && !r->tree && env->opt.fallback && mode != PRUNE_ACCURATE) {
+        r->fallback = 1;
+        st = one_pass(j->s, worker, &j->sn[k], 0, PRUNE_ACCURATE, r);
+    }
+    if (!st && !r->tree && env->opt.fallback) {
+        r->fallback = 2;
+        st = one_pass(j->s, worker, &j->sn[k], 1, mode, r);
+    }
+    if (st)
+        parse_result_fail(r);
+    else if (r->tree)
+        r->outcome = PARSE_OK;
+    else
+        r->outcome = PARSE_NO_PARSE;
+    if (!r->tree)
+        r->fallback = 0; /* no tree came of it */
+    return CKY_OK;
+}
+
+static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result *out)
+{
+    state *s = arg;
+    job j = {s, sn, out};
+    return workers_for(s->nplan, n, one_sentence, &j);
+}
+
+/* The cascade exists for a native .gr grammar (its split trees); the final passes need what
+ * max-rule needs. */
+static cky_status check(const grammar *g)
+{
+    if (!grammar_cascade_of(g))
+        return cky_fail(CKY_ERR_UNSUPPORTED, "%s: pruning needs the coarse-to-fine cascade "
+                        "of a native .gr grammar, which this grammar lacks", g->source);
+    return grammar_check_sum(g);
+}
+
+const decoder_def pruned_decoder = {
+    .name = "pruned",
+    .title = "pruned",
+    .semiring = CODEGEN_SEMIRING_SUM_PRODUCT,
+    .passes = 0, /* its passes are its own, on host threads */
+    .check = check,
+    .ref = {part_open, part_parse, part_close},
+    .cpu = {part_open, part_parse, part_close},
+    .gpu = {part_open, part_parse, part_close},
+};
