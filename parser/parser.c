@@ -198,7 +198,11 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         st = pool_start(p);
     } else {
         if (!dec->passes) {
-            /* a decoder that asks the engine for no pass runs on host threads alone */
+            /* a decoder that asks the engine for no pass runs on host threads alone; the
+             * engine asked for must still be there */
+            if (opt->engine == PARSER_ENGINE_GPU && gpu_count() == 0)
+                st = cky_fail(CKY_ERR_NO_DEVICE, "no usable CUDA device (no GPU, or no "
+                              "driver): the gpu engine cannot run");
         } else if (opt->engine == PARSER_ENGINE_CPU) {
             cpu_engine_options co = {.threads = p->opt.threads, .width = opt->workspace,
                                      .cache_dir = opt->cache_dir,
