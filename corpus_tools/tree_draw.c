@@ -277,7 +277,7 @@ static void write_layout(FILE *f, const tree_layout *l, double dy)
         const tree_box *p = &l->box[b->parent];
         double x1 = p->x + p->w / 2, y1 = dy + p->y + p->h, x2 = b->x + b->w / 2;
         double next_row = y1 + s->row_gap; /* the top of the row below the parent's */
-        if (b->row > p->row + 1 && fabs(x1 - x2) > 1e-6) { /* to a word far below */
+        if (b->row > p->row + 1 && fabs(x1 - x2) > 1e-6) { /* to a tag rows below */
             line(f, x1, y1, x2, next_row);
             y1 = next_row;
             x1 = x2;

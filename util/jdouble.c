@@ -209,7 +209,7 @@ static int estimate_exp10(uint64_t fract, int bin_exp)
     uint64_t b = one | (fract & (((uint64_t)1 << 52) - 1));
     memcpy(&d2, &b, sizeof d2);
     double d = (d2 - 1.5) * 0.289529654 + 0.176091259 + (double)bin_exp * 0.301029995663981;
-    int r = (int)d; /* Java's bit-level floor, which (int) and a correction equal */
+    int r = (int)d; /* floor(d), which Java takes from d's bits */
     return (double)r > d ? r - 1 : r;
 }
 
@@ -221,11 +221,11 @@ static void dtoa(int bin_exp, uint64_t fract, int nsig, digits *g)
     int tail = __builtin_ctzll(fract);
     int nfract = 53 - tail;                           /* significant bits of fract */
     int ntiny = nfract - bin_exp - 1 > 0 ? nfract - bin_exp - 1 : 0; /* bits after the point */
-    if (bin_exp <= 62 && bin_exp >= -21 && ntiny == 0) {
-        /* An integer: its digits, less those beyond the double's precision. */
+    if (ntiny == 0 && bin_exp <= 62) { /* (then bin_exp >= 0) */
+        /* An integer: its digits, less those beyond the double's precision (one fewer than
+         * 2^(bin_exp - nsig - 1) has). */
         static const int drop[] = {0, 0, 0, 0, 1, 1, 1, 2, 2};
-        int excess = bin_exp - nsig - 1;
-        int d = bin_exp > nsig && excess > 1 && excess < 9 ? drop[excess] : 0;
+        int d = bin_exp > nsig ? drop[bin_exp - nsig - 1] : 0;
         fract = bin_exp >= 52 ? fract << (bin_exp - 52) : fract >> (52 - bin_exp);
         integer_digits(fract, d, g);
         return;
