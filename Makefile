@@ -92,7 +92,8 @@ $(BUILD)/libcky.so: $(API_OBJ) $(LIB_OBJ) api/cky.map
 	$(Q)$(CC) $(ALL_CFLAGS) -shared -Wl,--version-script=api/cky.map -Wl,-soname,libcky.so \
 	    -o $@ $(API_OBJ) $(LIB_OBJ) $(LDLIBS)
 
-$(BUILD)/test/%.o: ALL_CFLAGS += -UNDEBUG -DCKY_SHARED='"$(SHARED)"' -DCKY_BUILD='"$(abspath $(BUILD))"'
+$(BUILD)/test/%.o: ALL_CFLAGS += -UNDEBUG -DCKY_SHARED='"$(SHARED)"' -DCKY_BUILD='"$(abspath $(BUILD))"' \
+                                  -DCKY_SOURCE='"$(abspath .)"'
 # Objects are rebuilt when the compiler flags change (-fPIC came with libcky.so): the stamp
 # is rewritten only when they differ from the last build's.
 FLAGS_STAMP := $(BUILD)/flags.stamp

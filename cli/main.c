@@ -19,6 +19,7 @@ static const struct command {
     {"bench", cli_bench, "measure parsing speed on the GPU against its add+max peak"},
     {"merge", cli_merge, "put the outputs of cky parse --shard K/N back in input order"},
     {"serve", cli_serve, "answer parsing requests over HTTP, the grammar loaded once"},
+    {"draw", cli_draw, "draw Penn Treebank trees as SVG pictures"},
     {NULL, NULL, NULL},
 };
 

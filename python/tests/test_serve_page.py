@@ -4,10 +4,7 @@ Parse, and reads the drawn tree's labels and words back from the SVG: they must 
 tree the API gives for the same text, node for node in prefix order. Skipped, with the
 reason, where Chromium, its driver or Selenium is missing."""
 import os
-import shutil
 import sys
-
-import pytest
 
 import cky
 
@@ -16,23 +13,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
 from serve_harness import Server  # noqa: E402
 
 SENTENCE = '"Stocks fell sharply," the company said (again).'
-
-
-def browser_or_skip():
-    try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
-    except ImportError:
-        pytest.skip("no Selenium (apt-get install python3-selenium)")
-    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-    driver = shutil.which("chromedriver")
-    if not chromium or not driver:
-        pytest.skip("no Chromium or chromedriver (apt-get install chromium chromium-driver)")
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = chromium
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
-        opts.add_argument(arg)
-    return webdriver.Chrome(service=Service(driver), options=opts)
 
 
 def prefix_order(tree):
@@ -46,32 +26,28 @@ def prefix_order(tree):
     return labels, words
 
 
-def test_page_draws_the_tree(repo, shared):
+def test_page_draws_the_tree(repo, shared, browser):
     grammar = os.path.join(shared, "grammars", "sample-sm1", "sample-sm1")
     with Server(os.path.join(repo, "build", "cky"), grammar, "--engine", "cpu") as s:
         want = cky.Client(s.url).parse(SENTENCE)
-        browser = browser_or_skip()
-        try:
-            from selenium.webdriver.common.by import By
-            from selenium.webdriver.support import expected_conditions as ec
-            from selenium.webdriver.support.ui import WebDriverWait
-            browser.get(s.url + "/")
-            box = browser.find_element(By.ID, "text")
-            box.clear()
-            box.send_keys(SENTENCE)
-            browser.find_element(By.ID, "parse").click()
-            WebDriverWait(browser, 120).until(
-                ec.presence_of_element_located((By.CSS_SELECTOR, "#results svg text.label")))
-            labels = [e.text for e in browser.find_elements(By.CSS_SELECTOR,
-                                                            "#results svg text.label")]
-            words = [e.text for e in browser.find_elements(By.CSS_SELECTOR,
-                                                           "#results svg text.word")]
-            assert (labels, words) == prefix_order(want)
-            assert labels[0] == "S" and words[0] == "``" and "-LRB-" in words
-            scores = browser.find_element(By.CSS_SELECTOR, "#results .scores").text
-            assert scores.startswith("sentence 1: score -") and "-inf" not in scores
-            assert browser.find_element(By.CSS_SELECTOR, "#results .ptb").text == want
-            assert "grammar sample-sm1, decoder viterbi" in browser.find_element(
-                By.ID, "info").text
-        finally:
-            browser.quit()
+        from selenium.webdriver.common.by import By
+        from selenium.webdriver.support import expected_conditions as ec
+        from selenium.webdriver.support.ui import WebDriverWait
+        browser.get(s.url + "/")
+        box = browser.find_element(By.ID, "text")
+        box.clear()
+        box.send_keys(SENTENCE)
+        browser.find_element(By.ID, "parse").click()
+        WebDriverWait(browser, 120).until(
+            ec.presence_of_element_located((By.CSS_SELECTOR, "#results svg text.label")))
+        labels = [e.text for e in browser.find_elements(By.CSS_SELECTOR,
+                                                        "#results svg text.label")]
+        words = [e.text for e in browser.find_elements(By.CSS_SELECTOR,
+                                                       "#results svg text.word")]
+        assert (labels, words) == prefix_order(want)
+        assert labels[0] == "S" and words[0] == "``" and "-LRB-" in words
+        scores = browser.find_element(By.CSS_SELECTOR, "#results .scores").text
+        assert scores.startswith("sentence 1: score -") and "-inf" not in scores
+        assert browser.find_element(By.CSS_SELECTOR, "#results .ptb").text == want
+        assert "grammar sample-sm1, decoder viterbi" in browser.find_element(
+            By.ID, "info").text
