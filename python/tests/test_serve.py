@@ -316,6 +316,10 @@ def test_kbest_lists_are_the_jars(cky_exe, shared):
                                                         "tokenized": True}))
         assert status == 200 and "kbest" not in json.loads(data)["sentences"][0]
         assert json.loads(data)["sentences"][0]["parse"] == want[0][0]
+        client = cky.Client(f"http://127.0.0.1:{s.port}")
+        words = lines[0].split()
+        assert client.parse(words, kbest=10) == \
+            cky.Parser(gr, engine="ref", threads=1).parse(words, kbest=10)
         status, _, data = post(s, "/parse", json.dumps({"sentences": ["a"], "kbest": 51}))
         reply = json.loads(data)
         assert status == 400 and reply["status"] == 400 and reply["mode"] == "berkeley"
