@@ -64,7 +64,7 @@ SERVE_LIBS := $(shell pkg-config --libs libmicrohttpd jansson 2>/dev/null || \
 TEST_SRC := $(wildcard test/*.c)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all test test-gpu test-python bench-host check-dev check-native check-maxrule check-maxrule-heldout debug clean fuzz
+.PHONY: all test test-gpu test-python bench-host check-dev check-native check-maxrule check-maxrule-heldout check-kbest debug clean fuzz
 
 all: $(BUILD)/cky $(BUILD)/libcky.so
 
@@ -175,6 +175,12 @@ check-maxrule: $(BUILD)/cky
 
 check-maxrule-heldout: $(BUILD)/cky
 	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-maxrule-heldout
+
+# --kbest 10 against the Berkeley parser's -kbest 10 files (the whole dev set, sample-sm5 and
+# sample-sm3); JAR=.../BerkeleyParser-1.7.jar adds held-out sentences run with the jar here
+# (LONG=1: long ones, some through the scaled passes).
+check-kbest: $(BUILD)/cky
+	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-kbest
 
 debug:
 	$(MAKE) OPT="-O0 -g"

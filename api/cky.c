@@ -2,6 +2,7 @@
  * corpus_tools/. */
 #include "cky.h"
 
+#include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -22,6 +23,8 @@ struct cky_parser {
     grammar *g;
     parser *p;
     parser_options opt;
+    parser *kp; /* cky_parser_parse_kbest's parser, of kp_k-best lists (NULL: none yet) */
+    int kp_k;
     pthread_mutex_t lock;
     /* the caller's progress function and the counts of each stage, under progress_lock;
      * opened: the open returned, the function is not called any more */
@@ -212,6 +215,43 @@ static cky_status read_line(const char *line, int tokenize, sentence *s)
     return st;
 }
 
+/* Lines into sentences (s[0..n)); 0, or -1 with the message set. */
+static int read_lines(const char *const *lines, int n, int tokenize, sentence *s)
+{
+    for (int k = 0; k < n; k++)
+        if (read_line(lines[k], tokenize, &s[k])) {
+            cky_fail(CKY_ERR_ARG, "line %d: %s", k + 1, cky_last_error());
+            return -1;
+        }
+    return 0;
+}
+
+/* The parser of k-best lists of h (made, or made again for another k, under h->lock). */
+static parser *kbest_parser(cky_parser *h, int k)
+{
+    if (h->kp && h->kp_k == k)
+        return h->kp;
+    parser_free(h->kp);
+    h->kp = NULL;
+    parser_options o = h->opt;
+    o.kbest = k;
+    o.progress = (progress_sink){0};
+    if (parser_new(h->g, &o, &h->kp))
+        return NULL;
+    h->kp_k = k;
+    return h->kp;
+}
+
+/* Parse s[0..n) with h's parser (k 0) or its parser of k-best lists into r; 0 or -1. */
+static int parse_sentences(cky_parser *h, int k, sentence *s, int n, parse_result *r)
+{
+    pthread_mutex_lock(&h->lock);
+    parser *p = k ? kbest_parser(h, k) : h->p;
+    int rc = !p || parser_parse(p, s, n, r) ? -1 : 0;
+    pthread_mutex_unlock(&h->lock);
+    return rc;
+}
+
 int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokenize,
                      char **trees, int *outcomes, char **messages)
 {
@@ -224,15 +264,10 @@ int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokeniz
     int rc = s && r ? 0 : -1, parsed = 0;
     if (rc)
         cky_fail(CKY_ERR_NOMEM, "out of memory for %d sentences", n);
-    for (int k = 0; k < n && !rc; k++)
-        if (read_line(lines[k], tokenize, &s[k])) {
-            cky_fail(CKY_ERR_ARG, "line %d: %s", k + 1, cky_last_error());
-            rc = -1;
-        }
+    if (!rc)
+        rc = read_lines(lines, n, tokenize, s);
     if (!rc) {
-        pthread_mutex_lock(&p->lock);
-        rc = parser_parse(p->p, s, n, r) ? -1 : 0;
-        pthread_mutex_unlock(&p->lock);
+        rc = parse_sentences(p, 0, s, n, r);
         parsed = !rc;
     }
     for (int k = 0; k < n && !rc; k++) {
@@ -246,6 +281,80 @@ int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokeniz
                 if (messages)
                     free(messages[j]);
             }
+            cky_fail(CKY_ERR_NOMEM, "out of memory writing trees");
+            rc = -1;
+        }
+    }
+    for (int k = 0; k < n && s && r; k++) {
+        if (parsed)
+            parse_result_clear(&r[k]);
+        sentence_free(&s[k]);
+    }
+    free(s);
+    free(r);
+    return rc;
+}
+
+/* Free the strings of lists 0..upto of a k-best call. */
+static void free_lists(int upto, int kb, char **trees, char **messages)
+{
+    for (int j = 0; j <= upto; j++) {
+        for (int x = 0; x < kb; x++) {
+            free(trees[(size_t)j * kb + x]);
+            trees[(size_t)j * kb + x] = NULL;
+        }
+        if (messages) {
+            free(messages[j]);
+            messages[j] = NULL;
+        }
+    }
+}
+
+int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int tokenize, int kb,
+                           char **trees, double *scores, int *counts, int *outcomes,
+                           char **messages)
+{
+    if (!p || n < 0 || kb < 1 || (n > 0 && (!lines || !trees || !scores || !counts ||
+                                            !outcomes))) {
+        cky_fail(CKY_ERR_ARG, "cky_parser_parse_kbest: invalid arguments");
+        return -1;
+    }
+    sentence *s = calloc((size_t)(n ? n : 1), sizeof *s);
+    parse_result *r = calloc((size_t)(n ? n : 1), sizeof *r);
+    int rc = s && r ? 0 : -1, parsed = 0;
+    if (rc)
+        cky_fail(CKY_ERR_NOMEM, "out of memory for %d sentences", n);
+    if (!rc)
+        rc = read_lines(lines, n, tokenize, s);
+    if (!rc) {
+        rc = parse_sentences(p, kb, s, n, r);
+        parsed = !rc;
+    }
+    for (int k = 0; k < n && !rc; k++) {
+        char **t = trees + (size_t)k * kb;
+        double *sc = scores + (size_t)k * kb;
+        for (int x = 0; x < kb; x++) {
+            t[x] = NULL;
+            sc[x] = -(double)INFINITY;
+        }
+        int m = 0, bad = 0;
+        if (r[k].tree) {
+            bad |= !(t[0] = tree_string(r[k].tree));
+            sc[0] = r[k].score;
+            m = 1;
+            for (int x = 0; x < r[k].nrest && m < kb; x++, m++) {
+                bad |= !(t[m] = tree_string(r[k].rest[x]));
+                sc[m] = r[k].rest_score[x];
+            }
+        }
+        counts[k] = m;
+        outcomes[k] = (int)r[k].outcome;
+        if (messages) {
+            messages[k] = failure_message(&r[k], s[k].n, p->opt.max_length);
+            bad |= r[k].outcome != PARSE_OK && !messages[k];
+        }
+        if (bad) {
+            free_lists(k, kb, trees, messages);
             cky_fail(CKY_ERR_NOMEM, "out of memory writing trees");
             rc = -1;
         }
@@ -279,6 +388,7 @@ void cky_parser_close(cky_parser *p)
     if (!p)
         return;
     parser_free(p->p);
+    parser_free(p->kp);
     grammar_free(p->g);
     pthread_mutex_destroy(&p->lock);
     pthread_mutex_destroy(&p->progress_lock);

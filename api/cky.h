@@ -1,7 +1,7 @@
 /* cky: the flat C API of the shared library libcky.so, for bindings (the Python package in
  * python/ uses it through ctypes); the cky command does not use it.
  *
- * Only C strings, ints and opaque pointers cross it. A parser owns its grammar; calls on one
+ * Only C strings, ints, doubles (scores) and opaque pointers cross it. A parser owns its grammar; calls on one
  * parser are serialized (a mutex), separate parsers may be used from separate threads.
  * Failing functions return NULL or -1 and record a message that cky_error_message() returns
  * on the same thread. Strings the library returns are freed with cky_string_free(). */
@@ -74,6 +74,20 @@ int cky_parser_batch_size(const cky_parser *p);
  * cky_string_free. Returns 0, or -1 if the batch could not be parsed at all (nothing set). */
 int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokenize,
                      char **trees, int *outcomes, char **messages);
+
+/* Parse n lines as cky_parser_parse does, each into its k-best list (kb >= 1): the
+ * Berkeley parser's -kbest lists of max-rule trees (best first, at most kb, maybe fewer).
+ * trees and scores have n * kb slots: list k's j-th tree is trees[k * kb + j] (one line, as
+ * cky_parser_parse writes them) and its max-rule score (the sum of the logs of its rules'
+ * posteriors) scores[k * kb + j], for j < counts[k]; the other slots are NULL and -inf
+ * (counts[k] 0: no tree, outcomes[k] and messages[k] say why). Lists need the max-rule
+ * decoder and a host max-c chart: the pruned decoder on the ref or cpu engine, or prune
+ * "none" on the ref engine; elsewhere it fails (-1) with a message naming kbest and the
+ * engine or decoder. The parser of the lists is made on the first call (and again for
+ * another kb). Every string set must be freed with cky_string_free. Returns 0 or -1. */
+int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int tokenize, int kb,
+                           char **trees, double *scores, int *counts, int *outcomes,
+                           char **messages);
 
 /* Tokenize one line of raw text: *tokens = the tokens separated by single spaces. 0 or -1. */
 int cky_tokenize(const char *line, char **tokens);

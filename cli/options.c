@@ -172,6 +172,13 @@ static const option_def table[CLI_NOPT] = {
     [CLI_BUCKET_WIDTH] = {"bucket-width", 0, "W", NUMBER(0, 100000), "10",
                           "with --json: lengths per bucket of the speed by sentence length (0: "
                           "no buckets)"},
+    [CLI_KBEST] = {"kbest", 0, "K", NUMBER(1, 10000), "1",
+                   "max-rule: the K best trees of each sentence, the Berkeley parser's -kbest "
+                   "lists (its lazy k-best extraction over the max-rule chart), one tree a "
+                   "line, best first, and a blank line after each list (which may hold fewer "
+                   "than K trees; (()) for a sentence without one); with --score each line "
+                   "has its own max-rule score. The pruned decoder on the ref or cpu engine, "
+                   "--prune none on ref; not with viterbi (the jar has no such lists)"},
     [CLI_SHAPE] = {"shape", 0, "[FAM=]SHAPE", LIST, 0, 0, "automatic, code blocks of about "
                    "1,800 rules",
                    "cube shape MAJOR[/MINOR], each PxLxR (e.g. 6x2x2/2x2x2; minor defaults to "

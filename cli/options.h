@@ -21,6 +21,8 @@ typedef enum cli_opt {
     CLI_TOKENIZE, CLI_SCORE, CLI_SHARD, CLI_TREEBANK, CLI_GOLD_OUT, CLI_EVAL,
     /* cky bench */
     CLI_REPEAT, CLI_BUCKET_WIDTH,
+    /* k-best lists (cky parse) */
+    CLI_KBEST,
     /* cky compile */
     CLI_SHAPE, CLI_LIVE_LIMIT, CLI_ARCH, CLI_NO_GPU_CODE, CLI_HOST_BUILD, CLI_DUMP_CU,
     CLI_SEMIRING, CLI_ROLE, CLI_CACHE, CLI_FAMILY, CLI_REPORT, CLI_WARM,

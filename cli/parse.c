@@ -262,6 +262,23 @@ static void write_masks(run *rn, long line, const parse_result *r)
     tree_write_line(r->tree, f);
 }
 
+/* --kbest: the trees of the list after the first, one a line (with --score, each with
+ * log P(sentence) and its own max-rule score), then the blank line that ends a list, as the
+ * Berkeley parser writes them. */
+static void write_kbest_rest(run *rn, const parse_result *r)
+{
+    for (int k = 0; k < r->nrest; k++) {
+        if (rn->o->score) {
+            print_score(rn->out_f, r->loglik);
+            fputc('\t', rn->out_f);
+            print_score(rn->out_f, r->rest_score[k]);
+            fputc('\t', rn->out_f);
+        }
+        tree_write_line(r->rest[k], rn->out_f);
+    }
+    fputc('\n', rn->out_f);
+}
+
 /* Writer stage: the lines of a parsed batch, in order, then a flush. Returns nonzero after a
  * write error. */
 static int write_batch(void *ctx, pipeline_batch *b)
@@ -287,6 +304,8 @@ static int write_batch(void *ctx, pipeline_batch *b)
             fputc('\t', rn->out_f);
         }
         tree_write_line(r->tree, rn->out_f);
+        if (rn->o->popt.kbest > 1)
+            write_kbest_rest(rn, r);
         if (rn->masks)
             write_masks(rn, b->line[k], r);
         if (r->fallback)

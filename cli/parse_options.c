@@ -46,11 +46,16 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     o->popt.engine = (parser_engine)-1; /* chosen after the options: gpu if there is one */
     if ((rc = cli_args_parser("parse", a, &o->popt)))
         return rc;
+    if (a->given[CLI_KBEST])
+        o->popt.kbest = a->num[CLI_KBEST];
     if (a->given[CLI_SHARD] &&
         (rc = multi_read_shard("parse", a->text[CLI_SHARD], &o->shard_k, &o->shard_n)))
         return rc;
     if (!o->grammar)
         return cli_usage_error("parse", "no grammar given (-g GRAMMAR)");
+    if (o->popt.kbest > 1 && o->shard_n)
+        return cli_usage_error("parse", "--kbest writes several lines per sentence, which "
+                               "`cky merge` cannot put back in order: not with --shard");
     if (o->ntreebanks && o->input)
         return cli_usage_error("parse", "give either --input or --treebank, not both");
     if (o->ntreebanks && o->tokenize)

@@ -24,7 +24,9 @@ static const char help[] =
     "(docs/serve.md): POST / raw text, one sentence per line (CoreNLP's request;\n"
     "?properties={\"outputFormat\":\"json\"|\"text\"}); POST /parse JSON {\"sentences\": [...],\n"
     "\"tokenized\": false, \"kbest\": 1, \"scores\": false}; GET /ready, /live, /stats; a page\n"
-    "at / that draws the trees. SIGINT or SIGTERM: stop listening, answer the requests\n"
+    "at / that draws the trees. \"kbest\": K (2 to 50) gives each sentence's k-best list, the\n"
+    "Berkeley parser's -kbest (max-rule; the pruned decoder on the ref or cpu engine, or\n"
+    "--prune none on ref). SIGINT or SIGTERM: stop listening, answer the requests\n"
     "already received, exit 0.\n"
     "\n"
     "\n";
@@ -95,6 +97,22 @@ static int read_options(int argc, char **argv, serve_cli *c)
         c->so.timeout_ms = a.num[CLI_TIMEOUT] * 1000;
     cli_args_free(&a); /* the texts stay: they point into argv */
     return 0;
+}
+
+/* The parser of the k-best lists of /parse (c->so.kbest_max trees), where the engine and
+ * decoder give them; else *kp NULL and why (the parser's refusal, without its "--kbest N: ")
+ * in c->so.kbest_why. */
+static void kbest_parser(serve_cli *c, const grammar *g, parser **kp, char *why, size_t size)
+{
+    parser_options o = c->popt;
+    o.kbest = c->so.kbest_max;
+    if (parser_new(g, &o, kp)) {
+        *kp = NULL;
+        const char *msg = cky_last_error(), *colon = strstr(msg, ": ");
+        snprintf(why, size, "%s", !strncmp(msg, "--kbest", 7) && colon ? colon + 2 : msg);
+        c->so.kbest_why = why;
+    }
+    c->so.kbest = *kp;
 }
 
 /* 1 if every address `host` stands for is a loopback address (127.0.0.0/8, ::1). */
@@ -180,7 +198,8 @@ int cli_serve(int argc, char **argv)
     if (c.popt.engine != PARSER_ENGINE_REF)
         guard_cache("serve");
     grammar *g = NULL;
-    parser *p = NULL;
+    parser *p = NULL, *kp = NULL;
+    char kbest_why[512] = "";
     serve *s = NULL;
     if (grammar_load(c.grammar, &g)) {
         rc = cli_error("serve", "%s", cky_last_error());
@@ -195,6 +214,7 @@ int cli_serve(int argc, char **argv)
         goto done;
     }
     engine_defaults(&c, p);
+    kbest_parser(&c, g, &kp, kbest_why, sizeof kbest_why);
     const char *base = strrchr(c.grammar, '/');
     serve_info info = {base ? base + 1 : c.grammar, parser_engine_name(c.popt.engine),
                        parser_decoder_def(c.popt.decoder)->name,
@@ -221,6 +241,7 @@ int cli_serve(int argc, char **argv)
     fprintf(stderr, "cky serve: stopped\n");
 done:
     serve_free(s);
+    parser_free(kp);
     parser_free(p);
     grammar_free(g);
     free(token);

@@ -17,6 +17,10 @@ void parse_result_clear(parse_result *r)
     tree_free(r->tree);
     free(r->error);
     free(r->level);
+    for (int k = 0; k < r->nrest; k++)
+        tree_free(r->rest[k]);
+    free(r->rest);
+    free(r->rest_score);
     parse_result_init(r);
 }
 

@@ -28,6 +28,8 @@ typedef struct decoder_options {
     int fallback;   /* 1: a sentence without a tree is parsed again with the accurate
                        thresholds, then exhaustively; 0: the jar's (()) */
     int levels;     /* 1: each result carries the coarse levels' statistics */
+    int kbest;      /* max-rule, > 1: up to kbest trees per sentence, the Berkeley parser's
+                       -kbest lists (parse_result.rest); 0 or 1: one tree */
 } decoder_options;
 
 typedef enum parse_outcome {
@@ -51,6 +53,11 @@ typedef struct parse_result {
     int nlevel;    /* with decoder_options.levels: the coarse levels' statistics */
     struct prune_level *level; /* [nlevel] (malloc'ed), of the pass that gave the tree */
     double seconds[2];         /* wall seconds of the coarse passes and of the final pass */
+    /* with decoder_options.kbest > 1: tree and score are the list's first, these the trees
+       after it, best first, and their max-rule scores (malloc'ed) */
+    int nrest;
+    tree **rest;
+    double *rest_score;
 } parse_result;
 
 /* A result still to be decoded: PARSE_OK, scores -inf, nothing held. */

@@ -160,8 +160,36 @@ static const decoder_part *part_for(const decoder_def *dec, parser_engine e)
     return e == PARSER_ENGINE_GPU ? &dec->gpu : e == PARSER_ENGINE_CPU ? &dec->cpu : &dec->ref;
 }
 
+/* Can the options give k-best lists? They are max-rule's (the Berkeley parser's -kbest:
+ * CoarseToFineNBestParser), made on the host from the double max-c chart: the pruned decoder
+ * (host threads) on the ref and cpu engines, the exhaustive one on the ref engine. */
+static cky_status check_kbest(const parser_options *opt)
+{
+    if (opt->kbest < 0)
+        return cky_fail(CKY_ERR_ARG, "kbest must be at least 1 (got %d)", opt->kbest);
+    if (opt->kbest <= 1)
+        return CKY_OK;
+    if (opt->decoder != PARSER_DECODER_MAXRULE)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "--kbest %d: k-best lists are max-rule's; the "
+                        "Viterbi decoder has none (the Berkeley parser's -viterbi -kbest stops "
+                        "with a NullPointerException)", opt->kbest);
+    const char *engine = parser_engine_name(opt->engine);
+    if (opt->engine == PARSER_ENGINE_GPU)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "--kbest %d: the gpu engine gives no k-best "
+                        "lists (they are made on the host: use the ref or cpu engine)",
+                        opt->kbest);
+    if (opt->engine == PARSER_ENGINE_CPU && opt->prune == PARSER_PRUNE_NONE)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "--kbest %d: the %s engine gives no k-best lists "
+                        "with --prune none (its max-c chart is float32; use the ref engine, or "
+                        "the pruned decoder)", opt->kbest, engine);
+    return CKY_OK;
+}
+
 cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
 {
+    cky_status kst = check_kbest(opt);
+    if (kst)
+        return kst;
     if (opt->max_length < 1)
         return cky_fail(CKY_ERR_ARG, "max length must be at least 1 (got %d)", opt->max_length);
     if ((unsigned)opt->engine > PARSER_ENGINE_GPU)
@@ -228,7 +256,8 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                                     : PRUNE_FAST,
                                        .final = opt->decoder == PARSER_DECODER_VITERBI,
                                        .fallback = opt->prune_fallback,
-                                       .levels = opt->prune_levels},
+                                       .levels = opt->prune_levels,
+                                       .kbest = opt->kbest},
                                .threads = p->opt.threads, .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
             st = part->open(&p->env, &p->state);

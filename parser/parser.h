@@ -86,6 +86,9 @@ typedef struct parser_options {
     int prune_fallback;     /* pruned: a sentence without a tree is parsed again with the
                                accurate thresholds, then exhaustively (0: the jar's (())) */
     int prune_levels;       /* pruned: results carry the coarse levels' statistics */
+    int kbest;              /* max-rule, > 1: up to kbest trees per sentence, the Berkeley
+                               parser's -kbest lists (parse_result.rest); the pruned decoder
+                               on the ref and cpu engines, --prune none on ref; 0 or 1: one */
     viterbi_mode backtrace; /* exhaustive Viterbi (pruned Viterbi takes the jar's) */
     int threads;    /* CPU worker threads (0: one per core) */
     int max_length; /* longer sentences are not parsed (PARSE_TOO_LONG) */

@@ -22,6 +22,7 @@
 struct serve {
     struct MHD_Daemon *d;
     serve_batcher *b;
+    serve_batcher *kb; /* the k-best lists' (NULL: none, serve_options.kbest) */
     serve_info info;
     serve_options o;
     serve_limits lim;
@@ -49,6 +50,7 @@ typedef struct exchange {
     int refusal_status;
     int answered;  /* a reply is queued */
     int submitted; /* the job went to the batcher */
+    serve_batcher *bq; /* that batcher: s->b, or s->kb for k-best lists */
     double arrived;
     serve_request rq;
     serve_job job;
@@ -60,7 +62,7 @@ serve_options serve_default_options(void)
         .host = "127.0.0.1", .port = 9000, .token = NULL, .batch = 256, .batch_wait_ms = 5,
         .queue = 8192, .max_sentences = 1000, .max_request_bytes = 4u << 20,
         .max_sentence_bytes = 64u << 10, .timeout_ms = 60000, .max_connections = 256,
-        .idle_timeout_s = 30, .http_threads = 4};
+        .idle_timeout_s = 30, .http_threads = 4, .kbest_max = 50};
 }
 
 /* ---- replies ---- */
@@ -376,6 +378,21 @@ static enum MHD_Result submit(exchange *x)
         st = serve_request_from_json(body, n, &s->lim, &x->rq);
     if (st)
         return reply_error(x, status_of(st), cky_last_error());
+    x->bq = s->b;
+    if (x->rq.kbest > 1) {
+        char message[600];
+        if (!s->kb) {
+            snprintf(message, sizeof message, "kbest %d: %s", x->rq.kbest, s->o.kbest_why
+                     ? s->o.kbest_why : "this service has no k-best lists");
+            return reply_error(x, MHD_HTTP_BAD_REQUEST, message);
+        }
+        if (x->rq.kbest > s->o.kbest_max) {
+            snprintf(message, sizeof message, "kbest %d: at most %d trees per list here",
+                     x->rq.kbest, s->o.kbest_max);
+            return reply_error(x, MHD_HTTP_BAD_REQUEST, message);
+        }
+        x->bq = s->kb;
+    }
     if (x->rq.n == 0)
         return reply_request(x);
     x->job = (serve_job){.s = x->rq.s, .r = x->rq.r, .n = x->rq.n,
@@ -384,7 +401,7 @@ static enum MHD_Result submit(exchange *x)
     /* suspended first: the engine may finish the job before submit returns */
     MHD_suspend_connection(x->conn);
     x->submitted = 1;
-    if (!serve_batcher_submit(s->b, &x->job))
+    if (!serve_batcher_submit(x->bq, &x->job))
         MHD_resume_connection(x->conn);
     return MHD_YES;
 }
@@ -394,7 +411,7 @@ static enum MHD_Result answer(exchange *x)
 {
     serve *s = x->s;
     char message[200];
-    switch (serve_batcher_state(s->b, &x->job)) {
+    switch (serve_batcher_state(x->bq, &x->job)) {
     case SERVE_JOB_DONE: return reply_request(x);
     case SERVE_JOB_REFUSED:
         snprintf(message, sizeof message, "the queue has no room for %d more sentences "
@@ -450,7 +467,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!x)
         return;
     *con_cls = NULL;
-    CKY_ASSERT(!x->submitted || serve_batcher_state(s->b, &x->job) != SERVE_JOB_QUEUED,
+    CKY_ASSERT(!x->submitted || serve_batcher_state(x->bq, &x->job) != SERVE_JOB_QUEUED,
                "a request ended while the engine held it");
     serve_request_clear(&x->rq);
     free(x->body);
@@ -522,6 +539,8 @@ cky_status serve_start(parser *p, const serve_info *info, const serve_options *o
     pthread_cond_init(&s->idle, NULL);
     int fd = -1, ipv6 = 0;
     cky_status st = serve_batcher_new(p, o->batch, o->batch_wait_ms, o->queue, &s->b);
+    if (!st && o->kbest)
+        st = serve_batcher_new(o->kbest, o->batch, o->batch_wait_ms, o->queue, &s->kb);
     if (!st)
         st = open_listener(o->host, o->port, &fd, &s->port, &ipv6);
     if (!st) {
@@ -544,6 +563,7 @@ cky_status serve_start(parser *p, const serve_info *info, const serve_options *o
     }
     if (st) {
         serve_batcher_free(s->b);
+        serve_batcher_free(s->kb);
         pthread_mutex_destroy(&s->lock);
         pthread_cond_destroy(&s->idle);
         free(s);
@@ -585,6 +605,13 @@ int serve_drain(serve *s, int grace_ms)
     serve_batcher_stats(s->b, &before);
     serve_batcher_stop(s->b); /* what is still queued: 503 */
     serve_batcher_stats(s->b, &after);
+    if (s->kb) {
+        serve_batch_stats kb_before, kb_after;
+        serve_batcher_stats(s->kb, &kb_before);
+        serve_batcher_stop(s->kb);
+        serve_batcher_stats(s->kb, &kb_after);
+        after.jobs_timed_out += kb_after.jobs_timed_out - kb_before.jobs_timed_out;
+    }
     pthread_mutex_lock(&s->lock);
     wait_idle(s, clock_seconds() + 2.0); /* those replies written */
     pthread_mutex_unlock(&s->lock);
@@ -600,6 +627,7 @@ void serve_free(serve *s)
     if (s->d)
         serve_drain(s, 0);
     serve_batcher_free(s->b);
+    serve_batcher_free(s->kb);
     pthread_mutex_destroy(&s->lock);
     pthread_cond_destroy(&s->idle);
     free(s);

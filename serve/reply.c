@@ -84,6 +84,25 @@ static json_t *tokens_array(const serve_request *rq, int k)
     return a;
 }
 
+/* "kbest": the first k trees of the sentence's list, each {"parse", "score"} (its max-rule
+ * score), best first ([] without a tree). Nonzero when out of memory. */
+static int kbest_array(json_t *o, const parse_result *r, int k)
+{
+    json_t *a = json_array();
+    for (int x = 0; a && r->tree && x < k && x <= r->nrest; x++) {
+        char *t = tree_text(x ? r->rest[x - 1] : r->tree);
+        json_t *e = t ? json_pack("{s:s, s:o}", "parse", t,
+                                  "score", score_value(x ? r->rest_score[x - 1] : r->score))
+                      : NULL;
+        free(t);
+        if (!e || json_array_append_new(a, e)) {
+            json_decref(a);
+            a = NULL;
+        }
+    }
+    return !a || json_object_set_new(o, "kbest", a);
+}
+
 static json_t *sentence_object(const serve_request *rq, int k, const serve_info *info)
 {
     const parse_result *r = &rq->r[k];
@@ -97,6 +116,10 @@ static json_t *sentence_object(const serve_request *rq, int k, const serve_info 
                                                                            : -INFINITY));
         if (!strcmp(info->decoder, "maxrule"))
             json_object_set_new(o, "logLikelihood", score_value(r->loglik));
+    }
+    if (o && rq->kbest > 1 && kbest_array(o, r, rq->kbest)) {
+        json_decref(o);
+        return NULL;
     }
     if (o && r->outcome != PARSE_OK) {
         char why[1024];

@@ -206,12 +206,10 @@ static cky_status read_fields(json_t *req, serve_request *rq, int *tokenized)
         (st = get_bool(req, "scores", 0, &rq->scores)))
         return st;
     v = json_object_get(req, "kbest");
-    if (v && (!json_is_integer(v) || json_integer_value(v) < 1))
+    if (v && (!json_is_integer(v) || json_integer_value(v) < 1 ||
+              json_integer_value(v) > 1000000))
         return cky_fail(CKY_ERR_FORMAT, "\"kbest\" must be a whole number >= 1");
-    if (v && json_integer_value(v) > 1)
-        return cky_fail(CKY_ERR_UNSUPPORTED, "kbest %lld: only the best tree is available "
-                        "(k-best parsing is not implemented yet): ask for kbest 1",
-                        (long long)json_integer_value(v));
+    rq->kbest = v ? (int)json_integer_value(v) : 1;
     return CKY_OK;
 }
 

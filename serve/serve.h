@@ -10,7 +10,8 @@
  *
  * Routes (CoreNLP's conventions where they fit): POST / (raw text, one sentence per line;
  * ?properties={"outputFormat":"json"|"text"}), POST /parse (JSON {"sentences": [...],
- * "tokenized": bool, "kbest": 1, "scores": bool}), GET /ready, /live, /stats, and the page at
+ * "tokenized": bool, "kbest": K, "scores": bool}; K > 1: each sentence's k-best list, from
+ * a second parser and batcher, serve_options.kbest), GET /ready, /live, /stats, and the page at
  * GET / (serve/page/). Every reply names the grammar, decoder, engine and mode (in the body
  * when it is JSON, and in X-Cky-* headers). */
 #ifndef CKY_SERVE_SERVE_H
@@ -46,13 +47,18 @@ typedef struct serve_options {
     int max_connections;       /* connections at once (more are closed at once) */
     int idle_timeout_s;        /* a connection idle this long is closed */
     int http_threads;          /* libmicrohttpd's thread pool */
+    parser *kbest;             /* the parser of /parse's k-best lists ("kbest" > 1), of
+                                  kbest_max trees (it must outlive the service; NULL:
+                                  such requests get 400 with kbest_why, which says why) */
+    int kbest_max;             /* the most trees a list may ask for (400 beyond) */
+    const char *kbest_why;
 } serve_options;
 
 typedef struct serve serve;
 
 /* Defaults: 127.0.0.1:9000, no token, batch 256, 5 ms, queue 8,192 sentences, 1,000
  * sentences, 4 MiB and 64 KiB per request and sentence, 60 s per request, 256 connections
- * idle for at most 30 s, 4 HTTP threads. */
+ * idle for at most 30 s, 4 HTTP threads, no k-best parser (lists of at most 50 trees). */
 serve_options serve_default_options(void);
 
 /* Listen on o->host:o->port and answer requests with p (which, with what info points at,

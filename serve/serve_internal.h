@@ -100,6 +100,7 @@ typedef struct serve_request {
     const char **text; /* into `body` or the strings of `json` */
     serve_format format;
     int scores;        /* give each tree's scores */
+    int kbest;         /* /parse: the trees of each sentence's k-best list (1: the tree) */
     char *body;        /* the request body (owned) */
     void *json;        /* the parsed JSON (json_t *, owned) */
 } serve_request;
@@ -120,8 +121,8 @@ cky_status serve_request_from_text(char *body, size_t len, const char *propertie
                                    const serve_limits *lim, serve_request *out);
 
 /* A /parse request: `body` (taken over as above) holds JSON {"sentences": [string or array
- * of strings, ...], "tokenized": bool, "kbest": 1, "scores": bool}. Errors as above, and
- * CKY_ERR_UNSUPPORTED for kbest > 1. */
+ * of strings, ...], "tokenized": bool, "kbest": K >= 1, "scores": bool} (out->kbest = K,
+ * 1 when absent). Errors as above. */
 cky_status serve_request_from_json(char *body, size_t len, const serve_limits *lim,
                                    serve_request *out);
 

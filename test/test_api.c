@@ -63,3 +63,49 @@ Test(api, tokenize)
     cky_string_free(t);
     cr_expect_eq(cky_tokenize(NULL, &t), -1);
 }
+
+/* cky_parser_parse_kbest: lists of the pruned max-rule decoder (first tree = the one-tree
+ * answer, scores not increasing, the other slots NULL and -inf, raw text tokenized); a
+ * sentence without a tree: count 0 and its outcome; a viterbi parser refuses, naming kbest. */
+Test(api, kbest_lists)
+{
+    cky_parser *p = cky_parser_open(SM1, "ref", "maxrule", 1, 10, 0);
+    cr_assert_not_null(p, "%s", cky_error_message());
+    const char *lines[] = {"Stocks fell sharply on Friday.", "", "The dog barks."};
+    enum { K = 4 };
+    char *trees[3 * K], *one[3], *msg[3];
+    double scores[3 * K];
+    int counts[3], outcomes[3], o1[3];
+    cr_assert_eq(cky_parser_parse_kbest(p, lines, 3, 1, K, trees, scores, counts, outcomes,
+                                        msg), 0, "%s", cky_error_message());
+    cr_assert_eq(cky_parser_parse(p, lines, 3, 1, one, o1, NULL), 0);
+    cr_expect_eq(counts[1], 0);
+    cr_expect_eq(outcomes[1], CKY_PARSE_EMPTY);
+    cr_expect_str_eq(msg[1], "empty sentence");
+    for (int k = 0; k < 3; k++) {
+        cr_expect_eq(outcomes[k], o1[k]);
+        if (k != 1) {
+            cr_expect_gt(counts[k], 1, "line %d", k);
+            cr_expect_str_eq(trees[k * K], one[k], "line %d", k);
+        }
+        for (int x = 0; x < K; x++) {
+            if (x < counts[k]) {
+                cr_expect_not_null(trees[k * K + x]);
+                cr_expect(x == 0 || scores[k * K + x] <= scores[k * K + x - 1]);
+            } else {
+                cr_expect_null(trees[k * K + x]);
+                cr_expect(scores[k * K + x] < -1e308);
+            }
+            cky_string_free(trees[k * K + x]);
+        }
+        cky_string_free(one[k]);
+        cky_string_free(msg[k]);
+    }
+    cky_parser_close(p);
+    p = cky_parser_open(SM1, "ref", "viterbi", 1, 10, 0);
+    cr_assert_not_null(p, "%s", cky_error_message());
+    cr_expect_eq(cky_parser_parse_kbest(p, lines, 1, 1, 3, trees, scores, counts, outcomes,
+                                        NULL), -1);
+    cr_expect(strstr(cky_error_message(), "--kbest 3"), "%s", cky_error_message());
+    cky_parser_close(p);
+}

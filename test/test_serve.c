@@ -100,7 +100,7 @@ Test(serve, refusals_have_their_status)
         {"{\"sentences\": [true]}", CKY_ERR_FORMAT, "sentences[0]: must be a string"},
         {"{\"sentences\": [[\"\"]]}", CKY_ERR_FORMAT, "sentences[0][0]: empty token"},
         {"{\"sentences\": [], \"kbest\": 0}", CKY_ERR_FORMAT, "\"kbest\" must be"},
-        {"{\"sentences\": [], \"kbest\": 2}", CKY_ERR_UNSUPPORTED, "kbest 2:"},
+        {"{\"sentences\": [], \"kbest\": 2.5}", CKY_ERR_FORMAT, "\"kbest\" must be"},
         {"{\"sentences\": [], \"scores\": \"yes\"}", CKY_ERR_FORMAT, "\"scores\" must be"},
         {"{\"sentences\": [], \"x\": 1}", CKY_ERR_FORMAT, "unknown field \"x\""},
     };
@@ -112,6 +112,12 @@ Test(serve, refusals_have_their_status)
         serve_request_clear(&rq);
     }
     serve_request rq;
+    cr_expect_eq(from_json("{\"sentences\": [], \"kbest\": 7}", &rq), CKY_OK);
+    cr_expect_eq(rq.kbest, 7); /* the lists: http.c's k-best batcher (python/tests) */
+    serve_request_clear(&rq);
+    cr_expect_eq(from_json("{\"sentences\": []}", &rq), CKY_OK);
+    cr_expect_eq(rq.kbest, 1);
+    serve_request_clear(&rq);
     char *many = malloc(400);
     for (int k = 0; k < 101; k++)
         memcpy(many + 2 * k, "a\n", 2);

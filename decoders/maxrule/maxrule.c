@@ -135,6 +135,26 @@ static int has_tree(const mr_chart *c)
     return c->mscore[top] != -INFINITY && c->mchild[top] >= 0;
 }
 
+/* The k-best lists (after the inside and outside passes), with the 1-best's deliberate
+ * difference: no tree from unscaled passes of a subnormal P(sentence) runs the scaled ones. */
+static cky_status decode_kbest(mr_chart *c, char *const *words, int k, double root,
+                               double loglik, maxrule_result *out)
+{
+    cky_status st = mr_kbest(c, words, k, out);
+    if (!st && !out->tree && !c->scaled && root < DBL_MIN) {
+        maxrule_result_clear(out);
+        if ((st = inside_scaled(c, &loglik)))
+            return st;
+        mr_outside(c);
+        st = mr_kbest(c, words, k, out);
+    }
+    out->loglik = loglik;
+    out->scaled = c->scaled;
+    if (!out->tree)
+        out->score = -INFINITY;
+    return st;
+}
+
 static cky_status decode(mr_chart *c, char *const *words, const maxrule_options *opt,
                          maxrule_result *out)
 {
@@ -157,6 +177,8 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
         return CKY_OK;
     }
     mr_outside(c);
+    if (opt && opt->kbest > 1)
+        return decode_kbest(c, words, opt->kbest, root, loglik, out);
     mr_maxc(c);
     /* One deliberate difference from the jar: with a subnormal P(sentence) the unscaled
      * passes can lose every digit of the posteriors and find no tree (the jar prints (()));
@@ -185,6 +207,17 @@ cky_status mr_decode_tail(const mr_chart *c, char *const *words, maxrule_result 
     return CKY_OK;
 }
 
+void maxrule_result_clear(maxrule_result *r)
+{
+    tree_free(r->tree);
+    for (int k = 0; k < r->nrest; k++)
+        tree_free(r->rest[k]);
+    free(r->rest);
+    free(r->rest_score);
+    memset(r, 0, sizeof *r);
+    r->loglik = r->score = -INFINITY;
+}
+
 cky_status maxrule_parse(const grammar *g, char *const *words, int n,
                          const maxrule_options *opt, maxrule_result *out)
 {
@@ -207,5 +240,7 @@ cky_status maxrule_parse(const grammar *g, char *const *words, int n,
     c.mask = mask;
     st = decode(&c, words, opt, out);
     mr_chart_release(&c);
+    if (st)
+        maxrule_result_clear(out);
     return st;
 }

@@ -49,6 +49,9 @@ typedef struct maxrule_options {
                                     the mask (prune/prune.h: prune_mask.fine; NULL: every
                                     item), restricted loop by loop as the jar restricts its
                                     CoarseToFineMaxRuleParser final level */
+    int kbest;                   /* > 1: the jar's -kbest lists (CoarseToFineNBestParser): up
+                                    to kbest trees, best first, by its lazy extraction over
+                                    the max-c chart (maxrule_kbest.c); 0 or 1: the one tree */
 } maxrule_options;
 
 typedef struct maxrule_result {
@@ -57,6 +60,11 @@ typedef struct maxrule_result {
                       posteriors (-inf: no tree) */
     int scaled;    /* 1 if the scaled passes were used */
     tree *tree;    /* the un-annotated Penn Treebank tree (ROOT label ""); NULL if no tree */
+    /* with maxrule_options.kbest > 1: tree and score are the list's first, these the others
+       in the list's order (malloc'ed; free with maxrule_result_clear) */
+    int nrest;
+    tree **rest;
+    double *rest_score;
 } maxrule_result;
 
 /* Parse words[0..n) (n >= 1) with max-rule, exhaustively or within opt->mask (a mask for
@@ -65,5 +73,13 @@ typedef struct maxrule_result {
  * when the sentence has a probability but no max-rule tree). */
 cky_status maxrule_parse(const grammar *g, char *const *words, int n,
                          const maxrule_options *opt, maxrule_result *out);
+
+/* Free the trees and lists of a result (tree, rest) and zero it. */
+void maxrule_result_clear(maxrule_result *r);
+
+/* Move m's scores, tree and k-best list into a decoder's result r (decoders/decoder.h;
+ * score -inf without a tree; the outcome is the caller's); m is left empty. */
+struct parse_result;
+void maxrule_result_move(maxrule_result *m, struct parse_result *r);
 
 #endif

@@ -44,6 +44,22 @@ static void take_nodes(const grammar *g, const sentence *s, int status, const in
     }
 }
 
+void maxrule_result_move(maxrule_result *m, parse_result *r)
+{
+    for (int k = 0; k < r->nrest; k++)
+        tree_free(r->rest[k]);
+    free(r->rest);
+    free(r->rest_score);
+    r->loglik = m->loglik;
+    r->score = m->tree ? m->score : -INFINITY;
+    r->tree = m->tree;
+    r->nrest = m->nrest;
+    r->rest = m->rest;
+    r->rest_score = m->rest_score;
+    memset(m, 0, sizeof *m);
+    m->loglik = m->score = -INFINITY;
+}
+
 /* ---- ref: one sentence per host thread ---- */
 
 static cky_status ref_part_open(const decoder_env *env, void **state)
@@ -63,18 +79,13 @@ static cky_status ref_one(void *arg, long k, int worker)
     ref_job *j = arg;
     parse_result *r = &j->out[k];
     maxrule_result m;
-    if (maxrule_parse(j->env->g, j->s[k].words, j->s[k].n, NULL, &m)) {
+    maxrule_options mo = {.kbest = j->env->opt.kbest};
+    if (maxrule_parse(j->env->g, j->s[k].words, j->s[k].n, &mo, &m)) {
         parse_result_fail(r);
         return CKY_OK;
     }
-    r->loglik = m.loglik;
-    if (!m.tree) {
-        r->outcome = PARSE_NO_PARSE;
-        return CKY_OK;
-    }
-    r->outcome = PARSE_OK;
-    r->score = m.score;
-    r->tree = m.tree;
+    r->outcome = m.tree ? PARSE_OK : PARSE_NO_PARSE;
+    maxrule_result_move(&m, r);
     return CKY_OK;
 }
 

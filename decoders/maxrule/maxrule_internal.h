@@ -125,6 +125,23 @@ void mr_outside(mr_chart *c);
 /* Max-c scores (doConstrainedMaxCScores). */
 void mr_maxc(mr_chart *c);
 
+/* The pieces of max-c that the k-best lists share (maxrule_maxc.c): log(calcScaleFactor
+ * (scale)), remembered in c->logscale; iScale and oScale of sym over (i, j) (scaled passes);
+ * the posterior of binary rule b (parent P) at split k over (i, j), and of sum unary u over
+ * (i, j), their terms divided by norm (P(sentence)) one by one and summed as the jar does. */
+double mr_log_scale(const mr_chart *c, int scale);
+int mr_iscale_of(const mr_chart *c, int i, int j, int sym);
+int mr_oscale_of(const mr_chart *c, int i, int j, int sym);
+double mr_binary_posterior(const mr_chart *c, int i, int j, int P, int b, int k, double norm);
+double mr_unary_posterior(const mr_chart *c, int i, int j, const grammar_sum_unary *u,
+                          double norm);
+
+/* The k-best lists over the max-c chart (CoarseToFineNBestParser, maxrule_kbest.c): after
+ * the inside and outside passes, at most k trees, best first, into out (tree and score: the
+ * first; rest and rest_score: the others). None (out->tree NULL) when the root's list is
+ * empty. */
+cky_status mr_kbest(const mr_chart *c, char *const *words, int k, maxrule_result *out);
+
 /* The annotated tree of the max-c arrays (extractBestMaxRuleParse). */
 cky_status mr_extract(const mr_chart *c, char *const *words, tree **out);
 

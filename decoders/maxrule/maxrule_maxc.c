@@ -18,7 +18,7 @@
 #include "maxrule_internal.h"
 
 /* log(calcScaleFactor(scale)) (remembered: the same exponents recur for every rule). */
-static double scaling(const mr_chart *c, int scale)
+double mr_log_scale(const mr_chart *c, int scale)
 {
     if (scale < -MR_MEMO || scale > MR_MEMO)
         return log(mr_scale_factor(scale));
@@ -28,18 +28,18 @@ static double scaling(const mr_chart *c, int scale)
     return *m;
 }
 
-static int iscale_of(const mr_chart *c, int i, int j, int sym)
+int mr_iscale_of(const mr_chart *c, int i, int j, int sym)
 {
     return c->iscale[mr_cell(c, i, j) * c->nsym + sym];
 }
 
-static int oscale_of(const mr_chart *c, int i, int j, int sym)
+int mr_oscale_of(const mr_chart *c, int i, int j, int sym)
 {
     return c->oscale[mr_cell(c, i, j) * c->nsym + sym];
 }
 
 /* The posterior of binary rule b (parent P) at split k over (i, j), undivided terms summed. */
-static double binary_posterior(const mr_chart *c, int i, int j, int P, int b, int k, double norm)
+double mr_binary_posterior(const mr_chart *c, int i, int j, int P, int b, int k, double norm)
 {
     const grammar *g = c->g;
     const grammar_binary *r = &g->binary[b];
@@ -83,14 +83,14 @@ static void maxc_binary(mr_chart *c, int i, int j, double norm, int root_scale)
                     continue;
                 double sf = 0.0;
                 if (c->scaled)
-                    sf = scaling(c, mr_jsub(mr_jadd(mr_jadd(oscale_of(c, i, j, P),
-                                                            iscale_of(c, i, k, r->left)),
-                                                    iscale_of(c, k, j, r->right)),
-                                            root_scale));
+                    sf = mr_log_scale(c, mr_jsub(mr_jadd(mr_jadd(mr_oscale_of(c, i, j, P),
+                                                                 mr_iscale_of(c, i, k, r->left)),
+                                                          mr_iscale_of(c, k, j, r->right)),
+                                                  root_scale));
                 double gs = ls + sf + rs;
                 if (gs < to_beat)
                     continue;
-                double post = binary_posterior(c, i, j, P, b, k, norm);
+                double post = mr_binary_posterior(c, i, j, P, b, k, norm);
                 if (post == 0)
                     continue;
                 gs += log(post);
@@ -117,13 +117,15 @@ static void maxc_lexical(mr_chart *c, int i, double norm, int root_scale)
         double sum = 0;
         for (int s = g->sub_offset[t]; s < g->sub_offset[t] + g->nsub[t]; s++)
             sum += (po[s] * lex[s]) / norm;
-        double sf = c->scaled ? scaling(c, mr_jsub(oscale_of(c, i, i + 1, t), root_scale)) : 0.0;
+        double sf = c->scaled
+                        ? mr_log_scale(c, mr_jsub(mr_oscale_of(c, i, i + 1, t), root_scale))
+                        : 0.0;
         c->mscore[cell + t] = log(sum) + sf;
     }
 }
 
 /* The posterior of sum unary u over cell (i, j). */
-static double unary_posterior(const mr_chart *c, int i, int j, const grammar_sum_unary *u,
+double mr_unary_posterior(const mr_chart *c, int i, int j, const grammar_sum_unary *u,
                               double norm)
 {
     const grammar *g = c->g;
@@ -161,13 +163,13 @@ static void maxc_unary(mr_chart *c, int i, int j, double norm, int root_scale)
                 continue;
             double sf = 0.0;
             if (c->scaled)
-                sf = scaling(c, mr_jsub(mr_jadd(oscale_of(c, i, j, P),
-                                                iscale_of(c, i, j, u->child)),
-                                        root_scale));
+                sf = mr_log_scale(c, mr_jsub(mr_jadd(mr_oscale_of(c, i, j, P),
+                                                     mr_iscale_of(c, i, j, u->child)),
+                                              root_scale));
             double gs = sf + child;
             if (gs < best[P])
                 continue;
-            double post = unary_posterior(c, i, j, u, norm);
+            double post = mr_unary_posterior(c, i, j, u, norm);
             if (post == 0)
                 continue;
             gs += log(post);
@@ -188,7 +190,7 @@ void mr_maxc(mr_chart *c)
         c->msplit[x] = c->mchild[x] = c->mleft[x] = c->mright[x] = -1;
     }
     double norm = mr_in(c, 0, c->n)[c->g->sub_offset[0]];
-    int root_scale = c->scaled ? iscale_of(c, 0, c->n, 0) : 0;
+    int root_scale = c->scaled ? mr_iscale_of(c, 0, c->n, 0) : 0;
     for (int d = 1; d <= c->n; d++)
         for (int i = 0; i + d <= c->n; i++) {
             if (d > 1)

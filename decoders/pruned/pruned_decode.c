@@ -60,13 +60,12 @@ static cky_status final_pass(const decoder_env *env, const sentence *s, const ch
     if (!env->opt.final) {
         maxrule_options mo = {0};
         mo.mask = mask;
+        mo.kbest = env->opt.kbest;
         maxrule_result m;
         cky_status st = maxrule_parse(g, s->words, s->n, &mo, &m);
         if (st)
             return st;
-        r->loglik = m.loglik;
-        r->score = m.tree ? m.score : -INFINITY;
-        r->tree = m.tree;
+        maxrule_result_move(&m, r);
         return CKY_OK;
     }
     chart *c = NULL;

@@ -105,6 +105,12 @@ def _load():
                                      ctypes.POINTER(ptr), ctypes.POINTER(c_int),
                                      ctypes.POINTER(ptr)]
     lib.cky_parser_parse.restype = c_int
+    lib.cky_parser_parse_kbest.argtypes = [ptr, ctypes.POINTER(c_str), c_int, c_int, c_int,
+                                           ctypes.POINTER(ptr),
+                                           ctypes.POINTER(ctypes.c_double),
+                                           ctypes.POINTER(c_int), ctypes.POINTER(c_int),
+                                           ctypes.POINTER(ptr)]
+    lib.cky_parser_parse_kbest.restype = c_int
     lib.cky_tokenize.argtypes = [c_str, ctypes.POINTER(ptr)]
     lib.cky_tokenize.restype = c_int
     lib.cky_error_message.argtypes = []
@@ -251,23 +257,64 @@ class Parser:
         return [(outcomes[k], _take_string(trees[k]), _take_string(messages[k]))
                 for k in range(n)]
 
-    def _result(self, result, as_tree, where):
+    def _parse_lines_kbest(self, lines, k):
+        """(outcome, [(tree string, max-rule score), ...], why there is none) of each
+        line, in order: its k-best list."""
+        self._check()
+        n = len(lines)
+        c_lines = (ctypes.c_char_p * n)(*lines)
+        trees = (ctypes.c_void_p * (n * k))()
+        scores = (ctypes.c_double * (n * k))()
+        counts = (ctypes.c_int * n)()
+        outcomes = (ctypes.c_int * n)()
+        messages = (ctypes.c_void_p * n)()
+        if _lib.cky_parser_parse_kbest(self._h, c_lines, n, 0, k, trees, scores, counts,
+                                       outcomes, messages):
+            raise _error()
+        out = []
+        for i in range(n):
+            lst = [(_take_string(trees[i * k + j]), scores[i * k + j])
+                   for j in range(counts[i])]
+            out.append((outcomes[i], lst, _take_string(messages[i])))
+        return out
+
+    def _result(self, result, as_tree, where, kbest=None):
         outcome, tree, why = result
         if outcome == _FAILED:
             raise CkyError(where + why)
         if self.strict and outcome != _OK:
             raise ParseError(where + why)
+        if kbest is not None:
+            return [(_as_tree(t) if as_tree else t, score) for t, score in tree]
         return _as_tree(tree) if as_tree else tree
 
-    def parse(self, sentence, as_tree=False):
-        """The tree of one sentence: a str of raw text, or a list of tokens."""
-        return self._result(self._parse_lines([_line(sentence)])[0], as_tree, "")
+    @staticmethod
+    def _check_kbest(kbest):
+        if kbest is not None and (not isinstance(kbest, int) or isinstance(kbest, bool) or
+                                  kbest < 1):
+            raise ValueError(f"kbest must be a whole number >= 1 or None, not {kbest!r}")
 
-    def parse_many(self, sentences, batch_size=None, as_tree=False):
+    def _lines(self, lines, kbest):
+        return self._parse_lines(lines) if kbest is None else \
+            self._parse_lines_kbest(lines, kbest)
+
+    def parse(self, sentence, as_tree=False, kbest=None):
+        """The tree of one sentence: a str of raw text, or a list of tokens.
+
+        kbest=K: instead a list of up to K (tree, max-rule score) pairs, best first: the
+        Berkeley parser's -kbest list (max-rule decoder; the pruned decoder on the ref or
+        cpu engine, or prune="none" on ref; elsewhere CkyError names kbest and the engine).
+        A sentence without a tree gives [] (ParseError with strict=True)."""
+        self._check_kbest(kbest)
+        return self._result(self._lines([_line(sentence)], kbest)[0], as_tree, "", kbest)
+
+    def parse_many(self, sentences, batch_size=None, as_tree=False, kbest=None):
         """Yield the trees of an iterable of sentences (raw str or token lists) in order,
         handing the library batch_size sentences at a time (default: as `cky parse`). An
-        error is raised at the sentence it concerns, after the trees before it."""
+        error is raised at the sentence it concerns, after the trees before it. kbest=K:
+        each sentence's k-best list, as parse gives it."""
         self._check()
+        self._check_kbest(kbest)
         size = _lib.cky_parser_batch_size(self._h) if batch_size is None else batch_size
         if not isinstance(size, int) or size < 1:
             raise ValueError(f"batch_size must be a whole number >= 1, not {batch_size!r}")
@@ -275,13 +322,13 @@ class Parser:
         for sentence in sentences:
             batch.append(_line(sentence))
             if len(batch) == size:
-                for result in self._parse_lines(batch):
+                for result in self._lines(batch, kbest):
                     done += 1
-                    yield self._result(result, as_tree, f"sentence {done}: ")
+                    yield self._result(result, as_tree, f"sentence {done}: ", kbest)
                 batch = []
-        for result in self._parse_lines(batch) if batch else []:
+        for result in self._lines(batch, kbest) if batch else []:
             done += 1
-            yield self._result(result, as_tree, f"sentence {done}: ")
+            yield self._result(result, as_tree, f"sentence {done}: ", kbest)
 
     def close(self):
         """Release the parser and its grammar (also done when it is garbage collected)."""

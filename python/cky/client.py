@@ -69,12 +69,14 @@ class Client:
     def _json(self, path, body=None, content_type="application/json", retry=True):
         return json.loads(self._call(path, body, content_type, retry).decode("utf-8"))
 
-    def request(self, sentences, tokenized=False, scores=True):
+    def request(self, sentences, tokenized=False, scores=True, kbest=None):
         """The whole reply of POST /parse for a list of sentences (str: raw text, or
-        tokenized text with tokenized=True; list of str: tokens)."""
-        body = json.dumps({"sentences": list(sentences), "tokenized": tokenized,
-                           "scores": scores}).encode("utf-8")
-        return self._json("/parse", body)
+        tokenized text with tokenized=True; list of str: tokens); kbest=K asks for each
+        sentence's k-best list (its "kbest" entries)."""
+        req = {"sentences": list(sentences), "tokenized": tokenized, "scores": scores}
+        if kbest is not None:
+            req["kbest"] = kbest
+        return self._json("/parse", json.dumps(req).encode("utf-8"))
 
     def annotate(self, text, output_format="json"):
         """CoreNLP's request: POST / with raw text, one sentence per line. The reply as a
@@ -90,9 +92,16 @@ class Client:
             raise ParseError(where + s.get("error", "no tree"))
         return _as_tree(s["parse"]) if as_tree else s["parse"]
 
-    def parse(self, sentence, as_tree=False):
-        """The tree of one sentence: a str of raw text, or a list of tokens."""
-        return self._tree(self.request([sentence], scores=False)["sentences"][0], as_tree, "")
+    def parse(self, sentence, as_tree=False, kbest=None):
+        """The tree of one sentence: a str of raw text, or a list of tokens. kbest=K: its
+        k-best list instead, (tree, max-rule score) pairs, as cky.Parser.parse gives it."""
+        if kbest is None:
+            return self._tree(self.request([sentence], scores=False)["sentences"][0],
+                              as_tree, "")
+        s = self.request([sentence], scores=False, kbest=kbest)["sentences"][0]
+        self._tree(s, False, "")  # strict: ParseError without a tree
+        return [(_as_tree(e["parse"]) if as_tree else e["parse"], e["score"])
+                for e in s.get("kbest", [])]
 
     def parse_many(self, sentences, batch_size=100, as_tree=False):
         """Yield the trees of an iterable of sentences (raw str or token lists) in order,

@@ -151,7 +151,7 @@ def test_refusals_name_the_problem(server):
         (400, "the text is not valid UTF-8: byte 0xc3 at offset 8")
     assert error_of(server, "/", b"a\0b") == (400, "the text holds a NUL byte at offset 1")
     status, why = error_of(server, "/parse", '{"sentences": ["a"], "kbest": 5}')
-    assert status == 400 and "kbest 5" in why and "not implemented" in why
+    assert status == 400 and "kbest 5" in why and "Viterbi decoder has none" in why
     assert post(server, "/parse", '{"sentences": ["a"], "kbest": 1}')[0] == 200
     assert error_of(server, "/parse", '{"sentence": []}')[1].startswith('unknown field "sentence"')
     assert error_of(server, "/parse", '{"sentences": [["a b"]]}') == \
@@ -287,3 +287,40 @@ def test_fuzz_small(repo, cky_exe, text_grammar):
                         "1000"], capture_output=True, text=True, timeout=1200)
     print(r.stdout)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_kbest_lists_are_the_jars(cky_exe, shared):
+    """/parse with "kbest": K: each sentence's k-best list (tree and max-rule score), the
+    jar's own -kbest 10 lists (cli/dev.sample-sm5.kbest10.txt); "parse" is the list's first
+    tree; K beyond the service's 50 is refused; the one-tree requests are unchanged."""
+    gr = os.path.join(shared, "grammars", "sample-sm5", "sample-sm5.gr")
+    ref = os.path.join(shared, "reference", "berkeley", "cli", "dev.sample-sm5.kbest10.txt")
+    with open(ref, encoding="utf-8") as f:
+        want = [b.split("\n") for b in f.read().split("\n\n")[:3]]
+    with open(os.path.join(shared, "data", "ptb-sample", "dev.txt"), encoding="utf-8") as f:
+        lines = f.read().splitlines()[:3]
+    with Server(cky_exe, gr, "--engine", "ref", "--threads", "2") as s:
+        body = json.dumps({"sentences": lines, "tokenized": True, "kbest": 10})
+        status, _, data = post(s, "/parse", body)
+        assert status == 200
+        got = json.loads(data)["sentences"]
+        assert [[e["parse"] for e in x["kbest"]] for x in got] == want
+        for x in got:
+            scores = [e["score"] for e in x["kbest"]]
+            assert scores == sorted(scores, reverse=True)
+            assert x["parse"] == x["kbest"][0]["parse"]
+        status, _, data = post(s, "/parse", json.dumps({"sentences": lines[:1],
+                                                        "tokenized": True, "kbest": 3}))
+        assert [e["parse"] for e in json.loads(data)["sentences"][0]["kbest"]] == want[0][:3]
+        status, _, data = post(s, "/parse", json.dumps({"sentences": lines[:1],
+                                                        "tokenized": True}))
+        assert status == 200 and "kbest" not in json.loads(data)["sentences"][0]
+        assert json.loads(data)["sentences"][0]["parse"] == want[0][0]
+        client = cky.Client(f"http://127.0.0.1:{s.port}")
+        words = lines[0].split()
+        assert client.parse(words, kbest=10) == \
+            cky.Parser(gr, engine="ref", threads=1).parse(words, kbest=10)
+        status, _, data = post(s, "/parse", json.dumps({"sentences": ["a"], "kbest": 51}))
+        reply = json.loads(data)
+        assert status == 400 and reply["status"] == 400 and reply["mode"] == "berkeley"
+        assert reply["error"] == "kbest 51: at most 50 trees per list here"
