@@ -20,6 +20,7 @@
 #include "../prune/prune.h"
 #include "../util/clock.h"
 #include "../util/io.h"
+#include "../util/jdouble.h"
 #include "../util/output.h"
 #include "cli.h"
 #include "guard.h"
@@ -262,6 +263,47 @@ static void write_masks(run *rn, long line, const parse_result *r)
     tree_write_line(r->tree, f);
 }
 
+/* The Berkeley parser's line for result r (BerkeleyParser.outputTrees): its scores, each
+ * followed by a tab, in its order (-tree_likelihood, -sentence_likelihood, then -confidence
+ * or else -modelScore), then the tree. A sentence too long gets (()) alone, as from the jar;
+ * one whose tree scores -inf under --tree-likelihood no line at all (said on stderr). */
+static void write_berkeley(run *rn, const char *src, long line, const parse_result *r)
+{
+    const parse_options *o = rn->o;
+    FILE *f = rn->out_f;
+    char buf[JDOUBLE_BUFSIZE + 360];
+    int pruned = o->popt.prune != PARSER_PRUNE_NONE, ok = r->outcome == PARSE_OK;
+    if (r->outcome == PARSE_TOO_LONG) {
+        fputs("(())\n", f);
+        return;
+    }
+    if (o->tree_likelihood) {
+        double t = ok ? r->bk_tree : -INFINITY;
+        if (t == -INFINITY) {
+            fprintf(stderr, "cky parse: %s:%ld: %s: no line written, as the Berkeley parser's "
+                    "-tree_likelihood writes none\n", src, line, ok ? "the tree has "
+                    "probability 0 (or P(words) underflowed)" : "no tree");
+            return;
+        }
+        jdouble_format(t, buf, sizeof buf);
+        fprintf(f, "%s\t", buf);
+    }
+    int maxrule = o->popt.decoder == PARSER_DECODER_MAXRULE;
+    if (o->sentence_likelihood) {
+        double x = !ok ? -INFINITY : pruned ? r->bk_sentence : maxrule ? r->loglik : r->score;
+        jdouble_format(x, buf, sizeof buf);
+        fprintf(f, "%s\t", buf);
+    }
+    if (o->confidence) {
+        jdouble_format(ok ? r->bk_confidence : -INFINITY, buf, sizeof buf);
+        fprintf(f, "%s\t", buf);
+    } else if (o->model_score) {
+        jdouble_format_fixed(ok ? r->score : -INFINITY, 8, buf, sizeof buf);
+        fprintf(f, "%s\t", buf);
+    }
+    tree_write_line(r->tree, f);
+}
+
 /* Writer stage: the lines of a parsed batch, in order, then a flush. Returns nonzero after a
  * write error. */
 static int write_batch(void *ctx, pipeline_batch *b)
@@ -275,6 +317,11 @@ static int write_batch(void *ctx, pipeline_batch *b)
         }
         if (r->outcome == PARSE_FAILED)
             rn->internal++;
+        if (rn->o->tree_likelihood || rn->o->sentence_likelihood || rn->o->confidence ||
+            rn->o->model_score) {
+            write_berkeley(rn, b->src, b->line[k], r);
+            goto written;
+        }
         if (rn->o->score && rn->o->popt.decoder == PARSER_DECODER_MAXRULE) {
             print_score(rn->out_f, r->loglik); /* -inf prints as "-inf" */
             fputc('\t', rn->out_f);
@@ -287,6 +334,7 @@ static int write_batch(void *ctx, pipeline_batch *b)
             fputc('\t', rn->out_f);
         }
         tree_write_line(r->tree, rn->out_f);
+    written:
         if (rn->masks)
             write_masks(rn, b->line[k], r);
         if (r->fallback)
@@ -424,7 +472,9 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
         guard_cache("parse");
     if (grammar_load_with(o.grammar, NULL, &o.popt.progress, &g) ||
         (o.popt.decoder = default_decoder(&o, g), o.popt.prune = default_prune(&o, g),
-         o.popt.prune_levels = o.masks != NULL, parser_new(g, &o.popt, &rn.p))) {
+         o.popt.prune_levels = o.masks != NULL,
+         o.popt.berkeley.tree_scores |= o.sentence_likelihood && o.popt.prune != PARSER_PRUNE_NONE,
+         parser_new(g, &o.popt, &rn.p))) {
         rc = cli_error("parse", "%s", cky_last_error());
     } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !grammar_sum_is_exact(g)) {
         fprintf(stderr, "cky parse: note: %s is a text export, which lacks the sum closure "

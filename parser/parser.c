@@ -171,6 +171,17 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         return cky_fail(CKY_ERR_ARG, "unknown decoder %d", (int)opt->decoder);
     if ((unsigned)opt->prune > PARSER_PRUNE_ACCURATE)
         return cky_fail(CKY_ERR_ARG, "unknown prune mode %d", (int)opt->prune);
+    const parser_berkeley_output *bo = &opt->berkeley;
+    const char *jar_only = bo->binarize ? "binarized trees" : bo->variational ? "variational "
+                           "scores" : bo->tree_scores ? "the tree likelihood and confidence"
+                           : NULL;
+    if (jar_only && opt->prune == PARSER_PRUNE_NONE)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "%s come from the pruned decoder only (--prune "
+                        "berkeley or accurate), not from the exhaustive %s decoder on the %s "
+                        "engine", jar_only, dec->title, parser_engine_name(opt->engine));
+    if (bo->variational && opt->decoder != PARSER_DECODER_MAXRULE)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "variational scores replace max-rule's: they "
+                        "need the max-rule decoder, not %s", dec->title);
     if (opt->prune != PARSER_PRUNE_NONE) /* the decoder asked for is its final pass */
         dec = &pruned_decoder;
     const decoder_part *part = part_for(dec, opt->engine);
@@ -228,7 +239,10 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                                     : PRUNE_FAST,
                                        .final = opt->decoder == PARSER_DECODER_VITERBI,
                                        .fallback = opt->prune_fallback,
-                                       .levels = opt->prune_levels},
+                                       .levels = opt->prune_levels,
+                                       .binarize = opt->berkeley.binarize,
+                                       .variational = opt->berkeley.variational,
+                                       .tree_scores = opt->berkeley.tree_scores},
                                .threads = p->opt.threads, .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
             st = part->open(&p->env, &p->state);

@@ -79,6 +79,14 @@ typedef struct parser_test_hooks {
     int fail_after;
 } parser_test_hooks;
 
+/* The Berkeley parser's output options, which only the pruned decoder gives (parser_new
+ * refuses them without pruning, naming the option): its trees binarized (-binarize), its
+ * variational max-c (-variational, max-rule only), and each result's scores as the jar
+ * computes them (parse_result.bk_*: -tree_likelihood, -confidence). */
+typedef struct parser_berkeley_output {
+    int binarize, variational, tree_scores;
+} parser_berkeley_output;
+
 typedef struct parser_options {
     parser_engine engine;
     parser_decoder decoder; /* with pruning: its final pass */
@@ -87,6 +95,7 @@ typedef struct parser_options {
                                accurate thresholds, then exhaustively (0: the jar's (())) */
     int prune_levels;       /* pruned: results carry the coarse levels' statistics */
     viterbi_mode backtrace; /* exhaustive Viterbi (pruned Viterbi takes the jar's) */
+    parser_berkeley_output berkeley; /* the jar's output options (pruned decoder only) */
     int threads;    /* CPU worker threads (0: one per core) */
     int max_length; /* longer sentences are not parsed (PARSE_TOO_LONG) */
     int device;     /* CUDA device of the gpu engine */

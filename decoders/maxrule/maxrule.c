@@ -150,6 +150,8 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
         root = mr_in(c, 0, c->n)[g->sub_offset[0]];
         loglik = log(root);
     }
+    if (loglik == -INFINITY)
+        out->underflow = 1;
     if (loglik == -INFINITY && (st = inside_scaled(c, &loglik)))
         return st;
     if (loglik == -INFINITY) {
@@ -181,7 +183,7 @@ cky_status mr_decode_tail(const mr_chart *c, char *const *words, maxrule_result 
     if (st)
         return st;
     out->score = c->mscore[mr_cell(c, 0, c->n) * c->nsym];
-    out->tree = tree_unannotate(t);
+    out->tree = c->binarized ? t : tree_unannotate(t);
     return CKY_OK;
 }
 
@@ -204,6 +206,8 @@ cky_status maxrule_parse(const grammar *g, char *const *words, int n,
     if ((st = mr_chart_alloc(g, n, &c)))
         return st;
     c.from_pre = opt && opt->scaled_unaries_from_pre;
+    c.binarized = opt && opt->binarized;
+    c.variational = opt && opt->variational;
     c.mask = mask;
     st = decode(&c, words, opt, out);
     mr_chart_release(&c);

@@ -45,6 +45,13 @@ typedef struct maxrule_options {
                                     symbol sees an earlier one's unary terms: a second unary
                                     step that the unscaled passes do not take, which changes
                                     log P(sentence) (about 1e-4 relative on short sentences). */
+    int binarized;               /* maxrule_result.tree is the binarized tree as extracted
+                                    (labels the grammar's symbols, @X nodes, ROOT at the
+                                    top), not un-annotated */
+    int variational;             /* the jar's -variational max-c scores (maxrule_maxc.c):
+                                    each rule's posterior divided by its parent's, lexical
+                                    items 0, the raw unaries closed by its own max-product
+                                    loop, the jar's quirks included */
     const chart_mask *mask;      /* the Berkeley parser's pruned final pass: only the items of
                                     the mask (prune/prune.h: prune_mask.fine; NULL: every
                                     item), restricted loop by loop as the jar restricts its
@@ -56,6 +63,9 @@ typedef struct maxrule_result {
     double score;  /* the max-rule score of the tree: the sum of the logs of its rules'
                       posteriors (-inf: no tree) */
     int scaled;    /* 1 if the scaled passes were used */
+    int underflow; /* 1 if the unscaled P(sentence) was 0: the jar's logLikelihood then stays
+                      -inf (getLogLikelihood(), getConfidence() and getLogLikelihood(tree)
+                      give -inf though it prints a tree) */
     tree *tree;    /* the un-annotated Penn Treebank tree (ROOT label ""); NULL if no tree */
 } maxrule_result;
 
@@ -65,5 +75,14 @@ typedef struct maxrule_result {
  * when the sentence has a probability but no max-rule tree). */
 cky_status maxrule_parse(const grammar *g, char *const *words, int n,
                          const maxrule_options *opt, maxrule_result *out);
+
+/* log P(T, w) of tree t as the Berkeley parser's getLogLikelihood(tree) gives it
+ * (maxrule_tree.c): t binarized to the right as the grammar is (nodes of more than two
+ * children into chains of @X nodes), its inside score over every substate with the raw
+ * unary rules, the pruned lexicon and binary rules, the jar's scaling and order of sums.
+ * The root is ROOT whatever its label; t may be binarized or un-annotated. *out is -inf
+ * for the empty tree, a label that is no symbol of g (where the jar would stop with an
+ * exception) and a tree of probability 0. Needs g's sum closure (grammar_check_sum). */
+cky_status maxrule_tree_loglik(const grammar *g, const tree *t, double *out);
 
 #endif
