@@ -132,6 +132,9 @@ static cky_status inside_scaled(mr_chart *c, double *loglik)
 static int has_tree(const mr_chart *c)
 {
     size_t top = mr_cell(c, 0, c->n) * c->nsym;
+    if (c->variational) /* the jar extracts whatever the scores; ROOT without a unary child
+                           gives its childless ROOT */
+        return c->mchild[top] >= 0;
     return c->mscore[top] != -INFINITY && c->mchild[top] >= 0;
 }
 
@@ -159,7 +162,8 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
         return CKY_OK;
     }
     mr_outside(c);
-    mr_maxc(c);
+    if ((st = mr_maxc(c)))
+        return st;
     /* One deliberate difference from the jar: with a subnormal P(sentence) the unscaled
      * passes can lose every digit of the posteriors and find no tree (the jar prints (()));
      * then the scaled passes run. */
@@ -167,7 +171,8 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
         if ((st = inside_scaled(c, &loglik)))
             return st;
         mr_outside(c);
-        mr_maxc(c);
+        if ((st = mr_maxc(c)))
+            return st;
     }
     out->loglik = loglik;
     out->scaled = c->scaled;

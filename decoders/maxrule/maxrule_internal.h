@@ -125,7 +125,7 @@ void mr_inside_scaled(mr_chart *c);
 void mr_outside(mr_chart *c);
 
 /* Max-c scores (doConstrainedMaxCScores). */
-void mr_maxc(mr_chart *c);
+cky_status mr_maxc(mr_chart *c);
 
 /* The annotated tree of the max-c arrays (extractBestMaxRuleParse). */
 cky_status mr_extract(const mr_chart *c, char *const *words, tree **out);
