@@ -194,6 +194,13 @@ static const option_def table[CLI_NOPT] = {
                          "its own loop, its quirks included: many sentences get no tree, "
                          "(()), as from the jar; --prune-fallback off gives its lines); with "
                          "pruning only"},
+    [CLI_SUBSTATES] = {"substates", 0, NULL, FLAG, 0, 0, NULL,
+                       "with --decoder viterbi --binarize: each label with its substate "
+                       "(NP-3), as the Berkeley parser's -substates; with pruning only"},
+    [CLI_SCORES] = {"scores", 0, NULL, FLAG, 0, 0, NULL,
+                    "with --decoder viterbi --binarize: each label with its node's inside "
+                    "(Viterbi) log score (NP -12.5, after --substates' -3), as the Berkeley "
+                    "parser's -scores; with pruning only"},
     [CLI_REPEAT] = {"repeat", 0, "K", NUMBER(1, 1000000), "3",
                     "timed passes; the best is reported"},
     [CLI_BUCKET_WIDTH] = {"bucket-width", 0, "W", NUMBER(0, 100000), "10",

@@ -46,6 +46,8 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     o->model_score = a->given[CLI_MODEL_SCORE];
     o->popt.berkeley.binarize = a->given[CLI_BINARIZE];
     o->popt.berkeley.variational = a->given[CLI_VARIATIONAL];
+    o->popt.berkeley.substates = a->given[CLI_SUBSTATES];
+    o->popt.berkeley.scores = a->given[CLI_SCORES];
     o->popt.berkeley.tree_scores = o->tree_likelihood || o->confidence;
     o->quiet = a->given[CLI_QUIET];
     o->pipeline_stats = a->given[CLI_PIPELINE_STATS];

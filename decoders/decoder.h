@@ -32,6 +32,7 @@ typedef struct decoder_options {
     int binarize;    /* the trees as the final pass builds them: binarized, not un-annotated */
     int variational; /* max-rule: the jar's variational max-c (maxrule_options.variational) */
     int tree_scores; /* each result carries bk_sentence, bk_tree and bk_confidence */
+    int labels;      /* Viterbi with binarize: VITERBI_LABEL_* (the jar's -substates, -scores) */
 } decoder_options;
 
 typedef enum parse_outcome {

@@ -179,6 +179,13 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         return cky_fail(CKY_ERR_UNSUPPORTED, "%s come from the pruned decoder only (--prune "
                         "berkeley or accurate), not from the exhaustive %s decoder on the %s "
                         "engine", jar_only, dec->title, parser_engine_name(opt->engine));
+    if ((bo->substates || bo->scores) && (opt->decoder != PARSER_DECODER_VITERBI ||
+                                          !bo->binarize || opt->prune == PARSER_PRUNE_NONE))
+        return cky_fail(CKY_ERR_UNSUPPORTED, "substates and inside scores in the labels come "
+                        "with the pruned Viterbi decoder's binarized trees only (--decoder "
+                        "viterbi --binarize, pruning on), not the %s%s decoder on the %s "
+                        "engine", opt->prune == PARSER_PRUNE_NONE ? "exhaustive " : "pruned ",
+                        dec->title, parser_engine_name(opt->engine));
     if (bo->variational && opt->decoder != PARSER_DECODER_MAXRULE)
         return cky_fail(CKY_ERR_UNSUPPORTED, "variational scores replace max-rule's: they "
                         "need the max-rule decoder, not %s", dec->title);
@@ -242,7 +249,11 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                        .levels = opt->prune_levels,
                                        .binarize = opt->berkeley.binarize,
                                        .variational = opt->berkeley.variational,
-                                       .tree_scores = opt->berkeley.tree_scores},
+                                       .tree_scores = opt->berkeley.tree_scores,
+                                       .labels = (opt->berkeley.substates
+                                                      ? VITERBI_LABEL_SUBSTATES : 0) |
+                                                 (opt->berkeley.scores
+                                                      ? VITERBI_LABEL_SCORES : 0)},
                                .threads = p->opt.threads, .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
             st = part->open(&p->env, &p->state);

@@ -81,10 +81,13 @@ typedef struct parser_test_hooks {
 
 /* The Berkeley parser's output options, which only the pruned decoder gives (parser_new
  * refuses them without pruning, naming the option): its trees binarized (-binarize), its
- * variational max-c (-variational, max-rule only), and each result's scores as the jar
+ * variational max-c (-variational, max-rule only), Viterbi's binarized trees with substates
+ * and inside scores in the labels (-substates, -scores), and each result's scores as the jar
  * computes them (parse_result.bk_*: -tree_likelihood, -confidence). */
 typedef struct parser_berkeley_output {
     int binarize, variational, tree_scores;
+    int substates, scores; /* Viterbi's binarized trees: labels with the node's substate and
+                              inside score (-viterbi -binarize -substates / -scores) */
 } parser_berkeley_output;
 
 typedef struct parser_options {

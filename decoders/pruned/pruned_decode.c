@@ -107,7 +107,7 @@ static cky_status final_pass(const decoder_env *env, const sentence *s, const ch
     cky_status st = ref_parse_masked(g, s->words, s->n, CHART_DOUBLE, mask, &c);
     double root = st ? -INFINITY : chart_post(c, 0, s->n)[g->sub_offset[0]];
     if (!st && root != -INFINITY)
-        st = viterbi_extract_masked(g, c, s->words, VITERBI_BERKELEY, mask, &t);
+        st = viterbi_extract_labeled(g, c, s->words, mask, env->opt.labels, &t);
     chart_free(c);
     if (st)
         return st;
