@@ -57,6 +57,35 @@ static parser_prune default_prune(const parse_options *o, const grammar *g)
     return p;
 }
 
+/* The Berkeley parser's options that only the pruned decoder gives (and those that need its
+ * Viterbi or max-rule pass), refused by name with the engine and decoder that would run
+ * instead. Returns 0 or the exit status of a usage error. */
+static int check_pruned_only(const parse_options *o)
+{
+    const parser_berkeley_output *b = &o->popt.berkeley;
+    const char *opt = o->confidence ? "--confidence" : o->tree_likelihood ? "--tree-likelihood"
+                      : b->binarize ? "--binarize" : b->variational ? "--variational"
+                      : b->substates ? "--substates" : b->scores ? "--scores" : NULL;
+    const char *engine = parser_engine_name(o->popt.engine);
+    int viterbi = o->popt.decoder == PARSER_DECODER_VITERBI;
+    if (opt && o->popt.prune == PARSER_PRUNE_NONE)
+        return cli_usage_error("parse", "%s comes from the pruned decoder only (--prune "
+                               "berkeley or accurate, with a native .gr grammar): the "
+                               "exhaustive %s decoder on the %s engine does not give it", opt,
+                               viterbi ? "viterbi" : "maxrule", engine);
+    if (b->variational && viterbi)
+        return cli_usage_error("parse", "--variational replaces max-rule's scores: not with "
+                               "the viterbi decoder (on the %s engine)", engine);
+    if ((b->substates || b->scores) && (!viterbi || !b->binarize))
+        return cli_usage_error("parse", "%s labels the binarized Viterbi trees: it needs "
+                               "--decoder viterbi --binarize (the jar's -viterbi -binarize), "
+                               "not the %s decoder%s on the %s engine",
+                               b->substates ? "--substates" : "--scores",
+                               viterbi ? "viterbi" : "maxrule",
+                               b->binarize ? "" : " without --binarize", engine);
+    return 0;
+}
+
 /* Print x with the fewest digits that read back (strtod) as the same double. */
 static void print_score(FILE *f, double x)
 {
@@ -470,11 +499,17 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
     guard_signals_block("parse", o.output); /* until the outputs open: a signal ends the run */
     if (o.popt.engine != PARSER_ENGINE_REF)
         guard_cache("parse");
-    if (grammar_load_with(o.grammar, NULL, &o.popt.progress, &g) ||
-        (o.popt.decoder = default_decoder(&o, g), o.popt.prune = default_prune(&o, g),
-         o.popt.prune_levels = o.masks != NULL,
-         o.popt.berkeley.tree_scores |= o.sentence_likelihood && o.popt.prune != PARSER_PRUNE_NONE,
-         parser_new(g, &o.popt, &rn.p))) {
+    int loaded = !grammar_load_with(o.grammar, NULL, &o.popt.progress, &g);
+    if (loaded) {
+        o.popt.decoder = default_decoder(&o, g);
+        o.popt.prune = default_prune(&o, g);
+        o.popt.prune_levels = o.masks != NULL;
+        o.popt.berkeley.tree_scores |= o.sentence_likelihood &&
+                                       o.popt.prune != PARSER_PRUNE_NONE;
+    }
+    if (loaded && (rc = check_pruned_only(&o))) {
+        /* a usage error, said */
+    } else if (!loaded || parser_new(g, &o.popt, &rn.p)) {
         rc = cli_error("parse", "%s", cky_last_error());
     } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !grammar_sum_is_exact(g)) {
         fprintf(stderr, "cky parse: note: %s is a text export, which lacks the sum closure "
