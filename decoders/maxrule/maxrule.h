@@ -45,6 +45,10 @@ typedef struct maxrule_options {
                                     symbol sees an earlier one's unary terms: a second unary
                                     step that the unscaled passes do not take, which changes
                                     log P(sentence) (about 1e-4 relative on short sentences). */
+    const chart_mask *mask;      /* the Berkeley parser's pruned final pass: only the items of
+                                    the mask (prune/prune.h: prune_mask.fine; NULL: every
+                                    item), restricted loop by loop as the jar restricts its
+                                    CoarseToFineMaxRuleParser final level */
     int binarized;               /* maxrule_result.tree is the binarized tree as extracted
                                     (labels the grammar's symbols, @X nodes, ROOT at the
                                     top), not un-annotated */
@@ -52,10 +56,6 @@ typedef struct maxrule_options {
                                     each rule's posterior divided by its parent's, lexical
                                     items 0, the raw unaries closed by its own max-product
                                     loop, the jar's quirks included */
-    const chart_mask *mask;      /* the Berkeley parser's pruned final pass: only the items of
-                                    the mask (prune/prune.h: prune_mask.fine; NULL: every
-                                    item), restricted loop by loop as the jar restricts its
-                                    CoarseToFineMaxRuleParser final level */
 } maxrule_options;
 
 typedef struct maxrule_result {
