@@ -100,7 +100,7 @@ static void print_score(FILE *f, double x)
 
 /* Report a sentence that got no tree, naming the input line. */
 static void report_failure(const char *src, long line, const sentence *s, const parse_result *r,
-                           int max_length)
+                           int max_length, int variational)
 {
     switch (r->outcome) {
     case PARSE_EMPTY: fprintf(stderr, "cky parse: %s:%ld: empty sentence\n", src, line); break;
@@ -109,8 +109,12 @@ static void report_failure(const char *src, long line, const sentence *s, const 
                 src, line, s->n, max_length);
         break;
     case PARSE_NO_PARSE:
-        fprintf(stderr, "cky parse: %s:%ld: the grammar has no parse for this sentence\n", src,
-                line);
+        if (variational && r->loglik != -INFINITY)
+            fprintf(stderr, "cky parse: %s:%ld: the variational scores give no tree (the "
+                    "Berkeley parser's -variational writes (()) too)\n", src, line);
+        else
+            fprintf(stderr, "cky parse: %s:%ld: the grammar has no parse for this sentence\n",
+                    src, line);
         break;
     case PARSE_FAILED:
         fprintf(stderr, "cky parse: %s:%ld: %s\n", src, line, r->error ? r->error : "failed");
@@ -342,7 +346,8 @@ static int write_batch(void *ctx, pipeline_batch *b)
         parse_result *r = &b->r[k];
         if (r->outcome != PARSE_OK) {
             cli_progress_clear();
-            report_failure(b->src, b->line[k], &b->s[k], r, rn->o->popt.max_length);
+            report_failure(b->src, b->line[k], &b->s[k], r, rn->o->popt.max_length,
+                           rn->o->popt.berkeley.variational);
         }
         if (r->outcome == PARSE_FAILED)
             rn->internal++;
