@@ -182,6 +182,12 @@ check-maxrule-heldout: $(BUILD)/cky
 check-kbest: $(BUILD)/cky
 	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-kbest
 
+# cky parse with the Berkeley parser's output options against the jar's own outputs on the
+# whole dev set (tools/check-berkeley-cli; LIMIT=, ONLY= pick a subset).
+.PHONY: check-berkeley-cli
+check-berkeley-cli: $(BUILD)/cky
+	SHARED=$(SHARED) CKY=$(abspath $(BUILD)/cky) bash tools/check-berkeley-cli
+
 debug:
 	$(MAKE) OPT="-O0 -g"
 

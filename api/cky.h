@@ -81,7 +81,7 @@ int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokeniz
  * cky_parser_parse writes them) and its max-rule score (the sum of the logs of its rules'
  * posteriors) scores[k * kb + j], for j < counts[k]; the other slots are NULL and -inf
  * (counts[k] 0: no tree, outcomes[k] and messages[k] say why). Lists need the max-rule
- * decoder and a host max-c chart: the pruned decoder on the ref or cpu engine, or prune
+ * decoder and a host max-c chart: the pruned decoder on any engine, or prune
  * "none" on the ref engine; elsewhere it fails (-1) with a message naming kbest and the
  * engine or decoder. The parser of the lists is made on the first call (and again for
  * another kb). Every string set must be freed with cky_string_free. Returns 0 or -1. */

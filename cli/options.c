@@ -167,6 +167,40 @@ static const option_def table[CLI_NOPT] = {
     [CLI_EVAL] = {"eval", 0, NULL, FLAG, 0, 0, NULL,
                   "with --treebank: print the EVALB summary (COLLINS.prm) of the parses against "
                   "the gold trees (on stdout with -o, else stderr)"},
+    [CLI_CONFIDENCE] = {"confidence", 0, NULL, FLAG, 0, 0, NULL,
+                        "prefix each tree with log P(tree | words) and a tab, as the Berkeley "
+                        "parser's -confidence (its tree re-binarized and scored over every "
+                        "substate, less log P(words) within the pruned chart, so it can be "
+                        "above 0); with pruning only"},
+    [CLI_MODEL_SCORE] = {"model-score", 0, NULL, FLAG, 0, 0, NULL,
+                         "prefix each tree with the decoder's score (max-rule: the tree's "
+                         "max-rule score; viterbi: its log score) with 8 decimals and a tab, "
+                         "as the Berkeley parser's -modelScore (after --confidence's)"},
+    [CLI_SENTENCE_LIKELIHOOD] = {"sentence-likelihood", 0, NULL, FLAG, 0, 0, NULL,
+                                 "prefix each tree with log P(words) and a tab, as the "
+                                 "Berkeley parser's -sentence_likelihood (with viterbi the "
+                                 "tree's log score; -Infinity where P underflows, as the jar)"},
+    [CLI_TREE_LIKELIHOOD] = {"tree-likelihood", 0, NULL, FLAG, 0, 0, NULL,
+                             "prefix each tree with log P(tree, words) and a tab, first, as "
+                             "the Berkeley parser's -tree_likelihood, which writes no line at "
+                             "all for a sentence whose tree scores -Infinity (named on "
+                             "stderr); with pruning only"},
+    [CLI_BINARIZE] = {"binarize", 0, NULL, FLAG, 0, 0, NULL,
+                      "write the trees binarized as the decoder builds them (@X nodes, no "
+                      "un-annotation), as the Berkeley parser's -binarize; with pruning only"},
+    [CLI_VARIATIONAL] = {"variational", 0, NULL, FLAG, 0, 0, NULL,
+                         "max-rule with the Berkeley parser's -variational rule scores (each "
+                         "rule's posterior divided by its parent's, the raw unaries closed by "
+                         "its own loop, its quirks included: many sentences get no tree, "
+                         "(()), as from the jar; --prune-fallback off gives its lines); with "
+                         "pruning only"},
+    [CLI_SUBSTATES] = {"substates", 0, NULL, FLAG, 0, 0, NULL,
+                       "with --decoder viterbi --binarize: each label with its substate "
+                       "(NP-3), as the Berkeley parser's -substates; with pruning only"},
+    [CLI_SCORES] = {"scores", 0, NULL, FLAG, 0, 0, NULL,
+                    "with --decoder viterbi --binarize: each label with its node's inside "
+                    "(Viterbi) log score (NP -12.5, after --substates' -3), as the Berkeley "
+                    "parser's -scores; with pruning only"},
     [CLI_REPEAT] = {"repeat", 0, "K", NUMBER(1, 1000000), "3",
                     "timed passes; the best is reported"},
     [CLI_BUCKET_WIDTH] = {"bucket-width", 0, "W", NUMBER(0, 100000), "10",
@@ -177,8 +211,9 @@ static const option_def table[CLI_NOPT] = {
                    "lists (its lazy k-best extraction over the max-rule chart), one tree a "
                    "line, best first, and a blank line after each list (which may hold fewer "
                    "than K trees; (()) for a sentence without one); with --score each line "
-                   "has its own max-rule score. The pruned decoder on the ref or cpu engine, "
-                   "--prune none on ref; not with viterbi (the jar has no such lists)"},
+                   "has its own max-rule score. The pruned decoder on any engine (host "
+                   "threads), --prune none on ref; not with viterbi (the jar has no such "
+                   "lists), nor with the Berkeley output options other than --score"},
     [CLI_SHAPE] = {"shape", 0, "[FAM=]SHAPE", LIST, 0, 0, "automatic, code blocks of about "
                    "1,800 rules",
                    "cube shape MAJOR[/MINOR], each PxLxR (e.g. 6x2x2/2x2x2; minor defaults to "

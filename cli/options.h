@@ -19,6 +19,11 @@ typedef enum cli_opt {
     CLI_PRUNE, CLI_PRUNE_FALLBACK, CLI_MASKS,
     /* cky parse */
     CLI_TOKENIZE, CLI_SCORE, CLI_SHARD, CLI_TREEBANK, CLI_GOLD_OUT, CLI_EVAL,
+    /* cky parse: the Berkeley parser's scores and trees (its -confidence, -modelScore,
+     * -sentence_likelihood, -tree_likelihood, -binarize, -variational, -substates,
+     * -scores) */
+    CLI_CONFIDENCE, CLI_MODEL_SCORE, CLI_SENTENCE_LIKELIHOOD, CLI_TREE_LIKELIHOOD,
+    CLI_BINARIZE, CLI_VARIATIONAL, CLI_SUBSTATES, CLI_SCORES,
     /* cky bench */
     CLI_REPEAT, CLI_BUCKET_WIDTH,
     /* k-best lists (cky parse) */

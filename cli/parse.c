@@ -20,6 +20,7 @@
 #include "../prune/prune.h"
 #include "../util/clock.h"
 #include "../util/io.h"
+#include "../util/jdouble.h"
 #include "../util/output.h"
 #include "cli.h"
 #include "guard.h"
@@ -56,6 +57,35 @@ static parser_prune default_prune(const parse_options *o, const grammar *g)
     return p;
 }
 
+/* The Berkeley parser's options that only the pruned decoder gives (and those that need its
+ * Viterbi or max-rule pass), refused by name with the engine and decoder that would run
+ * instead. Returns 0 or the exit status of a usage error. */
+static int check_pruned_only(const parse_options *o)
+{
+    const parser_berkeley_output *b = &o->popt.berkeley;
+    const char *opt = o->confidence ? "--confidence" : o->tree_likelihood ? "--tree-likelihood"
+                      : b->binarize ? "--binarize" : b->variational ? "--variational"
+                      : b->substates ? "--substates" : b->scores ? "--scores" : NULL;
+    const char *engine = parser_engine_name(o->popt.engine);
+    int viterbi = o->popt.decoder == PARSER_DECODER_VITERBI;
+    if (opt && o->popt.prune == PARSER_PRUNE_NONE)
+        return cli_usage_error("parse", "%s comes from the pruned decoder only (--prune "
+                               "berkeley or accurate, with a native .gr grammar): the "
+                               "exhaustive %s decoder on the %s engine does not give it", opt,
+                               viterbi ? "viterbi" : "maxrule", engine);
+    if (b->variational && viterbi)
+        return cli_usage_error("parse", "--variational replaces max-rule's scores: not with "
+                               "the viterbi decoder (on the %s engine)", engine);
+    if ((b->substates || b->scores) && (!viterbi || !b->binarize))
+        return cli_usage_error("parse", "%s labels the binarized Viterbi trees: it needs "
+                               "--decoder viterbi --binarize (the jar's -viterbi -binarize), "
+                               "not the %s decoder%s on the %s engine",
+                               b->substates ? "--substates" : "--scores",
+                               viterbi ? "viterbi" : "maxrule",
+                               b->binarize ? "" : " without --binarize", engine);
+    return 0;
+}
+
 /* Print x with the fewest digits that read back (strtod) as the same double. */
 static void print_score(FILE *f, double x)
 {
@@ -70,7 +100,7 @@ static void print_score(FILE *f, double x)
 
 /* Report a sentence that got no tree, naming the input line. */
 static void report_failure(const char *src, long line, const sentence *s, const parse_result *r,
-                           int max_length)
+                           int max_length, int variational)
 {
     switch (r->outcome) {
     case PARSE_EMPTY: fprintf(stderr, "cky parse: %s:%ld: empty sentence\n", src, line); break;
@@ -79,8 +109,12 @@ static void report_failure(const char *src, long line, const sentence *s, const 
                 src, line, s->n, max_length);
         break;
     case PARSE_NO_PARSE:
-        fprintf(stderr, "cky parse: %s:%ld: the grammar has no parse for this sentence\n", src,
-                line);
+        if (variational && r->loglik != -INFINITY)
+            fprintf(stderr, "cky parse: %s:%ld: the variational scores give no tree (the "
+                    "Berkeley parser's -variational writes (()) too)\n", src, line);
+        else
+            fprintf(stderr, "cky parse: %s:%ld: the grammar has no parse for this sentence\n",
+                    src, line);
         break;
     case PARSE_FAILED:
         fprintf(stderr, "cky parse: %s:%ld: %s\n", src, line, r->error ? r->error : "failed");
@@ -279,6 +313,47 @@ static void write_kbest_rest(run *rn, const parse_result *r)
     fputc('\n', rn->out_f);
 }
 
+/* The Berkeley parser's line for result r (BerkeleyParser.outputTrees): its scores, each
+ * followed by a tab, in its order (-tree_likelihood, -sentence_likelihood, then -confidence
+ * or else -modelScore), then the tree. A sentence too long gets (()) alone, as from the jar;
+ * one whose tree scores -inf under --tree-likelihood no line at all (said on stderr). */
+static void write_berkeley(run *rn, const char *src, long line, const parse_result *r)
+{
+    const parse_options *o = rn->o;
+    FILE *f = rn->out_f;
+    char buf[JDOUBLE_BUFSIZE + 360];
+    int pruned = o->popt.prune != PARSER_PRUNE_NONE, ok = r->outcome == PARSE_OK;
+    if (r->outcome == PARSE_TOO_LONG) {
+        fputs("(())\n", f);
+        return;
+    }
+    if (o->tree_likelihood) {
+        double t = ok ? r->bk_tree : -INFINITY;
+        if (t == -INFINITY) {
+            fprintf(stderr, "cky parse: %s:%ld: %s: no line written, as the Berkeley parser's "
+                    "-tree_likelihood writes none\n", src, line, ok ? "the tree has "
+                    "probability 0 (or P(words) underflowed)" : "no tree");
+            return;
+        }
+        jdouble_format(t, buf, sizeof buf);
+        fprintf(f, "%s\t", buf);
+    }
+    int maxrule = o->popt.decoder == PARSER_DECODER_MAXRULE;
+    if (o->sentence_likelihood) {
+        double x = !ok ? -INFINITY : pruned ? r->bk_sentence : maxrule ? r->loglik : r->score;
+        jdouble_format(x, buf, sizeof buf);
+        fprintf(f, "%s\t", buf);
+    }
+    if (o->confidence) {
+        jdouble_format(ok ? r->bk_confidence : -INFINITY, buf, sizeof buf);
+        fprintf(f, "%s\t", buf);
+    } else if (o->model_score) {
+        jdouble_format_fixed(ok ? r->score : -INFINITY, 8, buf, sizeof buf);
+        fprintf(f, "%s\t", buf);
+    }
+    tree_write_line(r->tree, f);
+}
+
 /* Writer stage: the lines of a parsed batch, in order, then a flush. Returns nonzero after a
  * write error. */
 static int write_batch(void *ctx, pipeline_batch *b)
@@ -288,10 +363,16 @@ static int write_batch(void *ctx, pipeline_batch *b)
         parse_result *r = &b->r[k];
         if (r->outcome != PARSE_OK) {
             cli_progress_clear();
-            report_failure(b->src, b->line[k], &b->s[k], r, rn->o->popt.max_length);
+            report_failure(b->src, b->line[k], &b->s[k], r, rn->o->popt.max_length,
+                           rn->o->popt.berkeley.variational);
         }
         if (r->outcome == PARSE_FAILED)
             rn->internal++;
+        if (rn->o->tree_likelihood || rn->o->sentence_likelihood || rn->o->confidence ||
+            rn->o->model_score) {
+            write_berkeley(rn, b->src, b->line[k], r);
+            goto written;
+        }
         if (rn->o->score && rn->o->popt.decoder == PARSER_DECODER_MAXRULE) {
             print_score(rn->out_f, r->loglik); /* -inf prints as "-inf" */
             fputc('\t', rn->out_f);
@@ -306,6 +387,7 @@ static int write_batch(void *ctx, pipeline_batch *b)
         tree_write_line(r->tree, rn->out_f);
         if (rn->o->popt.kbest > 1)
             write_kbest_rest(rn, r);
+    written:
         if (rn->masks)
             write_masks(rn, b->line[k], r);
         if (r->fallback)
@@ -441,9 +523,17 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
     guard_signals_block("parse", o.output); /* until the outputs open: a signal ends the run */
     if (o.popt.engine != PARSER_ENGINE_REF)
         guard_cache("parse");
-    if (grammar_load_with(o.grammar, NULL, &o.popt.progress, &g) ||
-        (o.popt.decoder = default_decoder(&o, g), o.popt.prune = default_prune(&o, g),
-         o.popt.prune_levels = o.masks != NULL, parser_new(g, &o.popt, &rn.p))) {
+    int loaded = !grammar_load_with(o.grammar, NULL, &o.popt.progress, &g);
+    if (loaded) {
+        o.popt.decoder = default_decoder(&o, g);
+        o.popt.prune = default_prune(&o, g);
+        o.popt.prune_levels = o.masks != NULL;
+        o.popt.berkeley.tree_scores |= o.sentence_likelihood &&
+                                       o.popt.prune != PARSER_PRUNE_NONE;
+    }
+    if (loaded && (rc = check_pruned_only(&o))) {
+        /* a usage error, said */
+    } else if (!loaded || parser_new(g, &o.popt, &rn.p)) {
         rc = cli_error("parse", "%s", cky_last_error());
     } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !grammar_sum_is_exact(g)) {
         fprintf(stderr, "cky parse: note: %s is a text export, which lacks the sum closure "

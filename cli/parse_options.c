@@ -10,6 +10,13 @@
 #include "multi.h"
 #include "options.h"
 
+static int refuse_two_score_layouts(void)
+{
+    return cli_usage_error("parse", "--score has a layout of its own: give it or the "
+                           "Berkeley parser's scores (--tree-likelihood, "
+                           "--sentence-likelihood, --confidence, --model-score), not both");
+}
+
 static int read_command_line(int argc, char **argv, parse_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -33,6 +40,15 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     o->score = a->given[CLI_SCORE];
     o->eval = a->given[CLI_EVAL];
     o->tokenize = a->given[CLI_TOKENIZE];
+    o->tree_likelihood = a->given[CLI_TREE_LIKELIHOOD];
+    o->sentence_likelihood = a->given[CLI_SENTENCE_LIKELIHOOD];
+    o->confidence = a->given[CLI_CONFIDENCE];
+    o->model_score = a->given[CLI_MODEL_SCORE];
+    o->popt.berkeley.binarize = a->given[CLI_BINARIZE];
+    o->popt.berkeley.variational = a->given[CLI_VARIATIONAL];
+    o->popt.berkeley.substates = a->given[CLI_SUBSTATES];
+    o->popt.berkeley.scores = a->given[CLI_SCORES];
+    o->popt.berkeley.tree_scores = o->tree_likelihood || o->confidence;
     o->quiet = a->given[CLI_QUIET];
     o->pipeline_stats = a->given[CLI_PIPELINE_STATS];
     o->engine_set = a->given[CLI_ENGINE];
@@ -56,10 +72,16 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     if (o->popt.kbest > 1 && o->shard_n)
         return cli_usage_error("parse", "--kbest writes several lines per sentence, which "
                                "`cky merge` cannot put back in order: not with --shard");
+    if (o->popt.kbest > 1 && (o->sentence_likelihood || o->model_score))
+        return cli_usage_error("parse", "--kbest gives each tree with --score only, not with "
+                               "--sentence-likelihood or --model-score");
     if (o->ntreebanks && o->input)
         return cli_usage_error("parse", "give either --input or --treebank, not both");
     if (o->ntreebanks && o->tokenize)
         return cli_usage_error("parse", "--tokenize is for raw text, not with --treebank");
+    if (o->score && (o->tree_likelihood || o->sentence_likelihood || o->confidence ||
+                     o->model_score))
+        return refuse_two_score_layouts();
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
     if ((int)o->popt.engine == -1) {

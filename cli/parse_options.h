@@ -10,6 +10,8 @@ typedef struct parse_options {
     const char **treebanks;
     int ntreebanks;
     int score, eval, tokenize;
+    /* the Berkeley parser's scores beside each tree, in its order (parse.c) */
+    int tree_likelihood, sentence_likelihood, confidence, model_score;
     int quiet;            /* --quiet: no progress lines */
     int engine_set, device_set, workspace_set, threads_set; /* given on the command line */
     int devices_set, engines_set;

@@ -25,8 +25,8 @@ static const char help[] =
     "?properties={\"outputFormat\":\"json\"|\"text\"}); POST /parse JSON {\"sentences\": [...],\n"
     "\"tokenized\": false, \"kbest\": 1, \"scores\": false}; GET /ready, /live, /stats; a page\n"
     "at / that draws the trees. \"kbest\": K (2 to 50) gives each sentence's k-best list, the\n"
-    "Berkeley parser's -kbest (max-rule; the pruned decoder on the ref or cpu engine, or\n"
-    "--prune none on ref). SIGINT or SIGTERM: stop listening, answer the requests\n"
+    "Berkeley parser's -kbest (max-rule; the pruned decoder on any engine, or --prune\n"
+    "none on ref). SIGINT or SIGTERM: stop listening, answer the requests\n"
     "already received, exit 0.\n"
     "\n"
     "\n";

@@ -10,6 +10,7 @@ void parse_result_init(parse_result *r)
     memset(r, 0, sizeof *r);
     r->outcome = PARSE_OK;
     r->score = r->loglik = -INFINITY;
+    r->bk_sentence = r->bk_tree = r->bk_confidence = -INFINITY;
 }
 
 void parse_result_clear(parse_result *r)

@@ -30,6 +30,11 @@ typedef struct decoder_options {
     int levels;     /* 1: each result carries the coarse levels' statistics */
     int kbest;      /* max-rule, > 1: up to kbest trees per sentence, the Berkeley parser's
                        -kbest lists (parse_result.rest); 0 or 1: one tree */
+    /* the Berkeley parser's output options (parser_berkeley_output) */
+    int binarize;    /* the trees as the final pass builds them: binarized, not un-annotated */
+    int variational; /* max-rule: the jar's variational max-c (maxrule_options.variational) */
+    int tree_scores; /* each result carries bk_sentence, bk_tree and bk_confidence */
+    int labels;      /* Viterbi with binarize: VITERBI_LABEL_* (the jar's -substates, -scores) */
 } decoder_options;
 
 typedef enum parse_outcome {
@@ -58,6 +63,14 @@ typedef struct parse_result {
     int nrest;
     tree **rest;
     double *rest_score;
+    /* with decoder_options.tree_scores: the Berkeley parser's getLogLikelihood() (of the
+     * sentence), getLogLikelihood(tree) of the tree as the final pass built it and
+     * getConfidence(tree) of the tree as written (the jar's -sentence_likelihood,
+     * -tree_likelihood, -confidence). With max-rule: log P(w) within the mask, log P(T, w)
+     * (maxrule_tree_loglik) and their difference; -inf where P(w) underflowed (the jar's
+     * logLikelihood stays -inf). With Viterbi: the root score, the root score and 0. -inf
+     * without a tree. */
+    double bk_sentence, bk_tree, bk_confidence;
 } parse_result;
 
 /* A result still to be decoded: PARSE_OK, scores -inf, nothing held. */

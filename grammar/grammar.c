@@ -198,7 +198,22 @@ void grammar_sum_free(grammar_sum_closure *sum)
     free(sum->by_child);
     free(sum->child_first);
     free(sum->path);
+    for (int i = 0; i < sum->nraw; i++)
+        free(sum->raw[i].prob);
+    free(sum->raw);
+    free(sum->raw_first);
     free(sum);
+}
+
+const grammar_sum_unary *grammar_raw_unary(const grammar *g, int parent, int child)
+{
+    const grammar_sum_closure *s = g->sum;
+    if (!s || !s->raw_first || parent < 0 || parent >= g->nsym)
+        return NULL;
+    for (int k = s->raw_first[parent]; k < s->raw_first[parent + 1]; k++)
+        if (s->raw[k].child == child)
+            return &s->raw[k];
+    return NULL;
 }
 
 /* Prune a binary rule's full linear table to its non-zero rows, in log space and, for a

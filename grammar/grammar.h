@@ -63,6 +63,15 @@ typedef struct grammar_sum_closure {
     int *path;               /* [nsym * nsym]: closedSumPaths[P][C], the intermediate symbol
                                 restored by max-rule extraction when > 0 */
     int max_closure;         /* 1: the max (Viterbi) closure of a text export stands in */
+    /* The raw unary rules of a native .gr file, Grammar.unaryRulesWithParent (the rules its
+     * unaryRuleMap holds): by parent, in list order, identity rules included, LINEAR
+     * probabilities prob[c * nsub[P] + p] with the jar's parse-time pruning (values <= 1e-10
+     * are 0: removeUnlikelyRules). What the jar scores a given tree with (P(T, w):
+     * ArrayParser.doInsideScores) and its variational max-c's unaries walk. nraw 0 and
+     * raw_first NULL for a text export, which has none. */
+    int nraw;
+    grammar_sum_unary *raw;
+    int *raw_first;          /* [nsym + 1]: parent P owns raw[raw_first[P] .. raw_first[P+1]) */
 } grammar_sum_closure;
 
 typedef struct grammar_lexicon grammar_lexicon; /* the lexicon (text table or Berkeley's) */
@@ -144,6 +153,10 @@ cky_status grammar_score_word(const grammar *g, const char *word, int loc, doubl
  * finite score, and likewise for unaries. */
 long grammar_count_binary(const grammar *g);
 long grammar_count_unary(const grammar *g);
+
+/* The raw unary rule P -> C of g (grammar_sum_closure.raw: Grammar.getUnaryRule), or NULL
+ * when g has none (or no raw rules at all). */
+const grammar_sum_unary *grammar_raw_unary(const grammar *g, int parent, int child);
 
 /* CKY_OK if g has what the sum-product passes (the max-rule decoder) need: a sum closure of
  * its unary rules and, unless the closure is a text export's stand-in (max_closure), the

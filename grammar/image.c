@@ -12,8 +12,9 @@
 #include "cascade_src.h"
 
 #define IMG_MAGIC "CKYGRAM" /* with its NUL, 8 bytes */
-#define IMG_FORMAT 4u /* 3: text exports carry a sum closure (max_closure saved); 4: the
-                         coarse-to-fine cascade of a native grammar */
+#define IMG_FORMAT 5u /* 3: text exports carry a sum closure (max_closure saved); 4: the
+                         coarse-to-fine cascade of a native grammar; 5: the raw unary rules
+                         beside the sum closure */
 #define IMG_MAX_SUB 4096 /* builder_add_symbol's limit */
 
 typedef struct img_header {
@@ -173,6 +174,15 @@ static void save_sum(img_out *w, const grammar *g, const grammar_sum_closure *s)
     save_ints(w, s->by_child, (size_t)s->n);
     save_ints(w, s->child_first, (size_t)g->nsym + 1);
     save_ints(w, s->path, (size_t)g->nsym * g->nsym);
+    img_put_i64(w, s->raw_first ? s->nraw : -1);
+    for (int i = 0; s->raw_first && i < s->nraw; i++) {
+        int pc[2] = {s->raw[i].parent, s->raw[i].child};
+        save_ints(w, pc, 2);
+        img_put(w, s->raw[i].prob,
+                (size_t)g->nsub[pc[0]] * g->nsub[pc[1]] * sizeof *s->raw[i].prob);
+    }
+    if (s->raw_first)
+        save_ints(w, s->raw_first, (size_t)g->nsym + 1);
 }
 
 /* A grammar's own fields, rules, sum closure and lexicon (not its cascade). */
@@ -379,6 +389,20 @@ static grammar_sum_closure *open_sum(img_in *in, const grammar *g, int *nomem)
         s->child_first = get_index(in, g->nsym, n, nomem);
         s->path = get_ints(in, (size_t)g->nsym * g->nsym, -1, g->nsym - 1, 1, nomem);
     }
+    int nraw = in->bad ? -1 : (int)img_get_i64(in, -1, 1 << 28);
+    if (nraw >= 0 && !in->bad && !(s->raw = calloc((size_t)nraw + 1, sizeof *s->raw)))
+        *nomem = 1;
+    for (int i = 0; nraw >= 0 && s->raw && i < nraw && !in->bad; i++) {
+        const int *pc = get_ints(in, 2, 0, g->nsym - 1, 0, nomem);
+        if (!pc)
+            break;
+        s->raw[i].parent = pc[0], s->raw[i].child = pc[1];
+        s->raw[i].prob = img_get_copy(in, (size_t)g->nsub[pc[0]] * g->nsub[pc[1]] *
+                                              sizeof(double), nomem);
+        s->nraw = i + 1;
+    }
+    if (nraw >= 0 && s->raw && !in->bad)
+        s->raw_first = get_index(in, g->nsym, nraw, nomem);
     return s;
 }
 

@@ -135,6 +135,57 @@ static cky_status prune_shared(sum_reader *r, const jser_node *raw_lists)
     return CKY_OK;
 }
 
+/* The raw rules (unaryRulesWithParent) into sum->raw, in list order, pruned as
+ * removeUnlikelyRules(1e-10) prunes them (values <= 1e-10 become 0). */
+static cky_status read_raw(sum_reader *r, const jser_node *raw_lists)
+{
+    native_ctx *c = r->c;
+    grammar_sum_closure *s = r->sum;
+    int cap = 0;
+    if (!raw_lists)
+        return CKY_OK;
+    if (!(s->raw_first = calloc((size_t)c->nsym + 1, sizeof *s->raw_first)))
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (int P = 0; P < c->nsym; P++) {
+        const jser_node *const *rules;
+        size_t n;
+        cky_status st = native_rule_list(raw_lists, P, "unaryRulesWithParent", &rules, &n);
+        if (st)
+            return st;
+        for (size_t i = 0; i < n; i++) {
+            int parent, C;
+            const jser_node *scores;
+            if (!jser_is_instance(rules[i], PKG "UnaryRule"))
+                return cky_fail(CKY_ERR_FORMAT, "unaryRulesWithParent[%d] holds %s", P,
+                                rules[i] ? jser_class_name(rules[i]) : "null");
+            if ((st = native_rule_state(c, rules[i], "parentState", &parent)) ||
+                (st = native_rule_state(c, rules[i], "childState", &C)))
+                return st;
+            if (parent != P)
+                return cky_fail(CKY_ERR_FORMAT, "unaryRulesWithParent[%d] holds a rule of "
+                                "parent %d", P, parent);
+            size_t nc = (size_t)c->nsub[C], np = (size_t)c->nsub[P];
+            if ((st = native_spend(c, nc * np, "raw unary rule")))
+                return st;
+            if (!grammar_grow((void **)&s->raw, &cap, s->nraw, sizeof *s->raw))
+                return cky_fail(CKY_ERR_NOMEM, "out of memory");
+            double *prob = calloc(nc * np, sizeof *prob);
+            if (!prob)
+                return cky_fail(CKY_ERR_NOMEM, "out of memory");
+            s->raw[s->nraw++] = (grammar_sum_unary){P, C, prob};
+            if ((st = jser_get_object(rules[i], "scores", &scores)) ||
+                (st = native_read_matrix(c, scores, nc, np, "unaryRulesWithParent scores",
+                                         prob)))
+                return st;
+            for (size_t v = 0; v < nc * np; v++)
+                if (prob[v] <= SUM_UNARY_PRUNE)
+                    prob[v] = 0.0;
+        }
+        s->raw_first[P + 1] = s->nraw;
+    }
+    return CKY_OK;
+}
+
 /* by_child from closedSumRulesWithChild: every non-identity entry must be a stored rule. */
 static cky_status child_order(sum_reader *r, const jser_node *child_lists)
 {
@@ -225,7 +276,8 @@ static cky_status read_sum(sum_reader *r, const jser_node *gr, const jser_node *
     }
     if ((st = index_nodes(r)) ||
         (st = optional_lists(r->c, gr, "unaryRulesWithParent", &raw_lists)) ||
-        (st = prune_shared(r, raw_lists)) || (st = child_order(r, child_lists)))
+        (st = prune_shared(r, raw_lists)) || (st = read_raw(r, raw_lists)) ||
+        (st = child_order(r, child_lists)))
         return st;
     return read_paths(r, gr);
 }

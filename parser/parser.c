@@ -174,14 +174,18 @@ static cky_status check_kbest(const parser_options *opt)
                         "Viterbi decoder has none (the Berkeley parser's -viterbi -kbest stops "
                         "with a NullPointerException)", opt->kbest);
     const char *engine = parser_engine_name(opt->engine);
-    if (opt->engine == PARSER_ENGINE_GPU)
-        return cky_fail(CKY_ERR_UNSUPPORTED, "--kbest %d: the gpu engine gives no k-best "
-                        "lists (they are made on the host: use the ref or cpu engine)",
-                        opt->kbest);
-    if (opt->engine == PARSER_ENGINE_CPU && opt->prune == PARSER_PRUNE_NONE)
+    if (opt->engine != PARSER_ENGINE_REF && opt->prune == PARSER_PRUNE_NONE)
         return cky_fail(CKY_ERR_UNSUPPORTED, "--kbest %d: the %s engine gives no k-best lists "
                         "with --prune none (its max-c chart is float32; use the ref engine, or "
-                        "the pruned decoder)", opt->kbest, engine);
+                        "the pruned decoder, which makes them on host threads)", opt->kbest,
+                        engine);
+    const parser_berkeley_output *bo = &opt->berkeley;
+    if (bo->binarize || bo->variational || bo->tree_scores)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "--kbest %d: k-best lists come as un-annotated "
+                        "trees with their max-rule scores only, not with %s", opt->kbest,
+                        bo->binarize ? "--binarize" : bo->variational ? "--variational"
+                                                                     : "the Berkeley parser's "
+                                                                       "tree scores");
     return CKY_OK;
 }
 
@@ -199,6 +203,24 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         return cky_fail(CKY_ERR_ARG, "unknown decoder %d", (int)opt->decoder);
     if ((unsigned)opt->prune > PARSER_PRUNE_ACCURATE)
         return cky_fail(CKY_ERR_ARG, "unknown prune mode %d", (int)opt->prune);
+    const parser_berkeley_output *bo = &opt->berkeley;
+    const char *jar_only = bo->binarize ? "binarized trees" : bo->variational ? "variational "
+                           "scores" : bo->tree_scores ? "the tree likelihood and confidence"
+                           : NULL;
+    if (jar_only && opt->prune == PARSER_PRUNE_NONE)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "%s come from the pruned decoder only (--prune "
+                        "berkeley or accurate), not from the exhaustive %s decoder on the %s "
+                        "engine", jar_only, dec->title, parser_engine_name(opt->engine));
+    if ((bo->substates || bo->scores) && (opt->decoder != PARSER_DECODER_VITERBI ||
+                                          !bo->binarize || opt->prune == PARSER_PRUNE_NONE))
+        return cky_fail(CKY_ERR_UNSUPPORTED, "substates and inside scores in the labels come "
+                        "with the pruned Viterbi decoder's binarized trees only (--decoder "
+                        "viterbi --binarize, pruning on), not the %s%s decoder on the %s "
+                        "engine", opt->prune == PARSER_PRUNE_NONE ? "exhaustive " : "pruned ",
+                        dec->title, parser_engine_name(opt->engine));
+    if (bo->variational && opt->decoder != PARSER_DECODER_MAXRULE)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "variational scores replace max-rule's: they "
+                        "need the max-rule decoder, not %s", dec->title);
     if (opt->prune != PARSER_PRUNE_NONE) /* the decoder asked for is its final pass */
         dec = &pruned_decoder;
     const decoder_part *part = part_for(dec, opt->engine);
@@ -257,7 +279,14 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                        .final = opt->decoder == PARSER_DECODER_VITERBI,
                                        .fallback = opt->prune_fallback,
                                        .levels = opt->prune_levels,
-                                       .kbest = opt->kbest},
+                                       .kbest = opt->kbest,
+                                       .binarize = opt->berkeley.binarize,
+                                       .variational = opt->berkeley.variational,
+                                       .tree_scores = opt->berkeley.tree_scores,
+                                       .labels = (opt->berkeley.substates
+                                                      ? VITERBI_LABEL_SUBSTATES : 0) |
+                                                 (opt->berkeley.scores
+                                                      ? VITERBI_LABEL_SCORES : 0)},
                                .threads = p->opt.threads, .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
             st = part->open(&p->env, &p->state);

@@ -79,6 +79,17 @@ typedef struct parser_test_hooks {
     int fail_after;
 } parser_test_hooks;
 
+/* The Berkeley parser's output options, which only the pruned decoder gives (parser_new
+ * refuses them without pruning, naming the option): its trees binarized (-binarize), its
+ * variational max-c (-variational, max-rule only), Viterbi's binarized trees with substates
+ * and inside scores in the labels (-substates, -scores), and each result's scores as the jar
+ * computes them (parse_result.bk_*: -tree_likelihood, -confidence). */
+typedef struct parser_berkeley_output {
+    int binarize, variational, tree_scores;
+    int substates, scores; /* Viterbi's binarized trees: labels with the node's substate and
+                              inside score (-viterbi -binarize -substates / -scores) */
+} parser_berkeley_output;
+
 typedef struct parser_options {
     parser_engine engine;
     parser_decoder decoder; /* with pruning: its final pass */
@@ -90,6 +101,7 @@ typedef struct parser_options {
                                parser's -kbest lists (parse_result.rest); the pruned decoder
                                on the ref and cpu engines, --prune none on ref; 0 or 1: one */
     viterbi_mode backtrace; /* exhaustive Viterbi (pruned Viterbi takes the jar's) */
+    parser_berkeley_output berkeley; /* the jar's output options (pruned decoder only) */
     int threads;    /* CPU worker threads (0: one per core) */
     int max_length; /* longer sentences are not parsed (PARSE_TOO_LONG) */
     int device;     /* CUDA device of the gpu engine */

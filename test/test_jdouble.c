@@ -173,3 +173,32 @@ Test(jdouble, berkeley_references)
     cr_log_info("jdouble: %ld numbers of %d reference files printed back as the jar did",
                 total, files);
 }
+
+/* String.format("%.8f", x) as Java 17 prints it (the values and texts from Java 17 itself):
+ * the half-up rounding of Double.toString's digits, the sign of a negative zero result. */
+Test(jdouble, java17_fixed_decimals)
+{
+    static const struct {
+        double x;
+        const char *text;
+    } v[] = {
+        {-3.650252299549541, "-3.65025230"}, {0.125, "0.12500000"}, {-0.125, "-0.12500000"},
+        {-1e-10, "-0.00000000"}, {0.0, "0.00000000"}, {-0.0, "-0.00000000"},
+        {1e-9, "0.00000000"}, {5e-9, "0.00000001"}, {-4.999999999e-9, "-0.00000000"},
+        {123.456789125, "123.45678913"}, {-9.999999995, "-10.00000000"},
+        {99999.999999995, "100000.00000000"}, {1e7, "10000000.00000000"},
+        {-2.5e-9, "-0.00000000"}, {1.5e-8, "0.00000002"}, {0.00123456789, "0.00123457"},
+        {-22.16834602283579, "-22.16834602"}, {1e20, "100000000000000000000.00000000"},
+        {0.5, "0.50000000"}, {4.5e-9, "0.00000000"},
+    };
+    char buf[JDOUBLE_BUFSIZE + 360];
+    for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+        size_t n = jdouble_format_fixed(v[k].x, 8, buf, sizeof buf);
+        cr_expect_str_eq(buf, v[k].text, "%.17g", v[k].x);
+        cr_expect_eq(n, strlen(v[k].text));
+    }
+    cr_expect_str_eq((jdouble_format_fixed(-1.0 / 0.0, 8, buf, sizeof buf), buf), "-Infinity");
+    cr_expect_str_eq((jdouble_format_fixed(0.0 / 0.0, 8, buf, sizeof buf), buf), "NaN");
+    cr_expect_str_eq((jdouble_format_fixed(0.125, 2, buf, sizeof buf), buf), "0.13");
+    cr_expect_str_eq((jdouble_format_fixed(2.5, 0, buf, sizeof buf), buf), "3");
+}

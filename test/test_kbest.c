@@ -143,17 +143,23 @@ Test(kbest, refusals)
         parser_engine e;
         parser_decoder d;
         parser_prune p;
+        int binarize, variational;
         const char *says;
-    } no[] = {{PARSER_ENGINE_GPU, PARSER_DECODER_MAXRULE, PARSER_PRUNE_BERKELEY, "gpu engine"},
-              {PARSER_ENGINE_GPU, PARSER_DECODER_MAXRULE, PARSER_PRUNE_NONE, "gpu engine"},
-              {PARSER_ENGINE_CPU, PARSER_DECODER_MAXRULE, PARSER_PRUNE_NONE, "cpu engine"},
-              {PARSER_ENGINE_REF, PARSER_DECODER_VITERBI, PARSER_PRUNE_BERKELEY, "Viterbi"},
-              {PARSER_ENGINE_REF, PARSER_DECODER_VITERBI, PARSER_PRUNE_NONE, "Viterbi"}};
+    } no[] = {{PARSER_ENGINE_GPU, PARSER_DECODER_MAXRULE, PARSER_PRUNE_NONE, 0, 0, "gpu engine"},
+              {PARSER_ENGINE_CPU, PARSER_DECODER_MAXRULE, PARSER_PRUNE_NONE, 0, 0, "cpu engine"},
+              {PARSER_ENGINE_REF, PARSER_DECODER_VITERBI, PARSER_PRUNE_BERKELEY, 0, 0, "Viterbi"},
+              {PARSER_ENGINE_REF, PARSER_DECODER_VITERBI, PARSER_PRUNE_NONE, 0, 0, "Viterbi"},
+              {PARSER_ENGINE_REF, PARSER_DECODER_MAXRULE, PARSER_PRUNE_BERKELEY, 1, 0,
+               "--binarize"},
+              {PARSER_ENGINE_CPU, PARSER_DECODER_MAXRULE, PARSER_PRUNE_BERKELEY, 0, 1,
+               "--variational"}};
     for (size_t k = 0; k < sizeof no / sizeof *no; k++) {
         parser_options o = parser_default_options();
         o.engine = no[k].e;
         o.decoder = no[k].d;
         o.prune = no[k].p;
+        o.berkeley.binarize = no[k].binarize;
+        o.berkeley.variational = no[k].variational;
         o.kbest = 3;
         parser *p = NULL;
         cr_assert_eq(parser_new(g, &o, &p), CKY_ERR_UNSUPPORTED, "case %zu", k);

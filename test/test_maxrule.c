@@ -146,7 +146,7 @@ static void check_forced_scaling(const char *gr, int max_words, int want)
     int line[8];
     int m = pick_sentences(DATA "dev.txt", 80, max_words, want, s, line);
     cr_assert_eq(m, want);
-    maxrule_options forced = {1, 1, NULL, 0}; /* scaled, unaries as the unscaled passes read them */
+    maxrule_options forced = {.force_scaled = 1, .scaled_unaries_from_pre = 1}; /* scaled, unaries as the unscaled passes read them */
     for (int k = 0; k < m; k++) {
         maxrule_result a, b;
         cr_assert_eq(maxrule_parse(g, s[k].words, s[k].n, NULL, &a), CKY_OK);

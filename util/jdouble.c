@@ -20,6 +20,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "status.h"
@@ -410,4 +411,74 @@ size_t jdouble_format(double x, char *buf, size_t n)
         buf[k] = '\0';
     }
     return len;
+}
+
+size_t jdouble_format_fixed(double x, int decimals, char *buf, size_t n)
+{
+    char text[JDOUBLE_BUFSIZE], dig[JDOUBLE_BUFSIZE + 2];
+    if (x != x || x == 1.0 / 0.0 || x == -1.0 / 0.0 || decimals < 0 || decimals > 17)
+        return jdouble_format(x, buf, n);
+    jdouble_format(x, text, sizeof text);
+    /* the dig d1 d2 ... of |x| = 0.d1d2... * 10^exp10: the mantissa's dig, less its
+     * leading zeros, the point after its integer part, then the E exponent */
+    const char *p = text + (text[0] == '-');
+    int nd = 0, exp10 = 0, before_point = 1;
+    for (; *p && *p != 'E'; p++) {
+        if (*p == '.') {
+            before_point = 0;
+        } else if (nd == 0 && *p == '0') {
+            exp10 -= !before_point;
+        } else {
+            dig[nd++] = *p;
+            exp10 += before_point;
+        }
+    }
+    if (*p == 'E')
+        exp10 += atoi(p + 1);
+    if (nd == 0) /* 0.0 */
+        exp10 = 0;
+    /* keep the dig down to 10^-decimals, the next rounding half up */
+    int keep = exp10 + decimals;
+    if (keep < 0) {
+        nd = 0;
+    } else if (keep < nd) {
+        int up = dig[keep] >= '5';
+        nd = keep;
+        for (int k = nd - 1; up && k >= 0; k--) {
+            if (dig[k] == '9') {
+                dig[k] = '0';
+            } else {
+                dig[k]++;
+                up = 0;
+            }
+        }
+        if (up) { /* 999.. became 1000.. */
+            memmove(dig + 1, dig, (size_t)nd);
+            dig[0] = '1';
+            nd++;
+            exp10++;
+        }
+    }
+    /* write: sign, integer part, point, decimals */
+    char out[JDOUBLE_BUFSIZE + 360];
+    size_t w = 0;
+    if (text[0] == '-')
+        out[w++] = '-';
+    if (exp10 <= 0)
+        out[w++] = '0';
+    for (int k = 0; k < exp10; k++)
+        out[w++] = k < nd ? dig[k] : '0';
+    if (decimals > 0)
+        out[w++] = '.';
+    for (int k = 0; k < decimals; k++) {
+        int at = exp10 + k;
+        out[w++] = at >= 0 && at < nd ? dig[at] : '0';
+    }
+    out[w] = '\0';
+    if (n > 0) {
+        size_t c = w < n - 1 ? w : n - 1;
+        memcpy(buf, out, c);
+        buf[c] = '\0';
+    }
+    return w;
 }

@@ -25,4 +25,12 @@
  * characters when n is too small, as snprintf does) and return its length. */
 size_t jdouble_format(double x, char *buf, size_t n);
 
+/* Write String.format("%.<decimals>f", x) of Java 17 into buf (as jdouble_format; 0 <=
+ * decimals <= 17): Java's Formatter rounds the digits of Double.toString's algorithm half up
+ * (FormattedFloatingDecimal.applyPrecision), not the exact binary value, so 0.125 gives
+ * "0.13" at 2 decimals where C's printf gives "0.12". A negative value that rounds to 0
+ * keeps its sign ("-0.00000000"); "NaN", "Infinity", "-Infinity" as Java prints them. Buffers
+ * of JDOUBLE_BUFSIZE + 340 characters hold any double. */
+size_t jdouble_format_fixed(double x, int decimals, char *buf, size_t n);
+
 #endif

@@ -132,6 +132,9 @@ static cky_status inside_scaled(mr_chart *c, double *loglik)
 static int has_tree(const mr_chart *c)
 {
     size_t top = mr_cell(c, 0, c->n) * c->nsym;
+    if (c->variational) /* the jar extracts whatever the scores; ROOT without a unary child
+                           gives its childless ROOT */
+        return c->mchild[top] >= 0;
     return c->mscore[top] != -INFINITY && c->mchild[top] >= 0;
 }
 
@@ -170,6 +173,8 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
         root = mr_in(c, 0, c->n)[g->sub_offset[0]];
         loglik = log(root);
     }
+    if (loglik == -INFINITY)
+        out->underflow = 1;
     if (loglik == -INFINITY && (st = inside_scaled(c, &loglik)))
         return st;
     if (loglik == -INFINITY) {
@@ -179,7 +184,8 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
     mr_outside(c);
     if (opt && opt->kbest > 1)
         return decode_kbest(c, words, opt->kbest, root, loglik, out);
-    mr_maxc(c);
+    if ((st = mr_maxc(c)))
+        return st;
     /* One deliberate difference from the jar: with a subnormal P(sentence) the unscaled
      * passes can lose every digit of the posteriors and find no tree (the jar prints (()));
      * then the scaled passes run. */
@@ -187,7 +193,8 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
         if ((st = inside_scaled(c, &loglik)))
             return st;
         mr_outside(c);
-        mr_maxc(c);
+        if ((st = mr_maxc(c)))
+            return st;
     }
     out->loglik = loglik;
     out->scaled = c->scaled;
@@ -203,7 +210,7 @@ cky_status mr_decode_tail(const mr_chart *c, char *const *words, maxrule_result 
     if (st)
         return st;
     out->score = c->mscore[mr_cell(c, 0, c->n) * c->nsym];
-    out->tree = tree_unannotate(t);
+    out->tree = c->binarized ? t : tree_unannotate(t);
     return CKY_OK;
 }
 
@@ -237,6 +244,8 @@ cky_status maxrule_parse(const grammar *g, char *const *words, int n,
     if ((st = mr_chart_alloc(g, n, &c)))
         return st;
     c.from_pre = opt && opt->scaled_unaries_from_pre;
+    c.binarized = opt && opt->binarized;
+    c.variational = opt && opt->variational;
     c.mask = mask;
     st = decode(&c, words, opt, out);
     mr_chart_release(&c);

@@ -52,6 +52,13 @@ typedef struct maxrule_options {
     int kbest;                   /* > 1: the jar's -kbest lists (CoarseToFineNBestParser): up
                                     to kbest trees, best first, by its lazy extraction over
                                     the max-c chart (maxrule_kbest.c); 0 or 1: the one tree */
+    int binarized;               /* maxrule_result.tree is the binarized tree as extracted
+                                    (labels the grammar's symbols, @X nodes, ROOT at the
+                                    top), not un-annotated */
+    int variational;             /* the jar's -variational max-c scores (maxrule_maxc.c):
+                                    each rule's posterior divided by its parent's, lexical
+                                    items 0, the raw unaries closed by its own max-product
+                                    loop, the jar's quirks included */
 } maxrule_options;
 
 typedef struct maxrule_result {
@@ -59,6 +66,9 @@ typedef struct maxrule_result {
     double score;  /* the max-rule score of the tree: the sum of the logs of its rules'
                       posteriors (-inf: no tree) */
     int scaled;    /* 1 if the scaled passes were used */
+    int underflow; /* 1 if the unscaled P(sentence) was 0: the jar's logLikelihood then stays
+                      -inf (getLogLikelihood(), getConfidence() and getLogLikelihood(tree)
+                      give -inf though it prints a tree) */
     tree *tree;    /* the un-annotated Penn Treebank tree (ROOT label ""); NULL if no tree */
     /* with maxrule_options.kbest > 1: tree and score are the list's first, these the others
        in the list's order (malloc'ed; free with maxrule_result_clear) */
@@ -81,5 +91,13 @@ void maxrule_result_clear(maxrule_result *r);
  * score -inf without a tree; the outcome is the caller's); m is left empty. */
 struct parse_result;
 void maxrule_result_move(maxrule_result *m, struct parse_result *r);
+/* log P(T, w) of tree t as the Berkeley parser's getLogLikelihood(tree) gives it
+ * (maxrule_tree.c): t binarized to the right as the grammar is (nodes of more than two
+ * children into chains of @X nodes), its inside score over every substate with the raw
+ * unary rules, the pruned lexicon and binary rules, the jar's scaling and order of sums.
+ * The root is ROOT whatever its label; t may be binarized or un-annotated. *out is -inf
+ * for the empty tree, a label that is no symbol of g (where the jar would stop with an
+ * exception) and a tree of probability 0. Needs g's sum closure (grammar_check_sum). */
+cky_status maxrule_tree_loglik(const grammar *g, const tree *t, double *out);
 
 #endif

@@ -28,6 +28,8 @@ typedef struct mr_chart {
     int *iscale, *oscale;      /* [cells][nsym]: scaled passes only */
     int scaled;
     int from_pre;              /* scaled unaries read the values before the cell's unaries */
+    int binarized;             /* maxrule_options.binarized: keep the extracted tree as is */
+    int variational;           /* maxrule_options.variational: the jar's variational max-c */
     double *pre;               /* [nsub]: those values (from_pre) */
     int *pre_scale;            /* [nsym]: their scales */
     unsigned char *nz;         /* [cells][nsym]: 1 if some inside score of the symbol is not 0 */
@@ -123,7 +125,7 @@ void mr_inside_scaled(mr_chart *c);
 void mr_outside(mr_chart *c);
 
 /* Max-c scores (doConstrainedMaxCScores). */
-void mr_maxc(mr_chart *c);
+cky_status mr_maxc(mr_chart *c);
 
 /* The pieces of max-c that the k-best lists share (maxrule_maxc.c): log(calcScaleFactor
  * (scale)), remembered in c->logscale; iScale and oScale of sym over (i, j) (scaled passes);

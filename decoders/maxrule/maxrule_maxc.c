@@ -62,6 +62,19 @@ double mr_binary_posterior(const mr_chart *c, int i, int j, int P, int b, int k,
     return sum;
 }
 
+/* The variational normalizer of P over (i, j): the sum over its substates of
+ * outside / P(sentence) * inside, in that order (the jar's doVariational branch). */
+static double parent_posterior(const mr_chart *c, int i, int j, int P, double norm)
+{
+    const grammar *g = c->g;
+    const double *po = mr_out(c, i, j) + g->sub_offset[P];
+    const double *pi = mr_in(c, i, j) + g->sub_offset[P];
+    double sum = 0;
+    for (int p = 0; p < g->nsub[P]; p++)
+        sum += po[p] / norm * pi[p];
+    return sum;
+}
+
 static void maxc_binary(mr_chart *c, int i, int j, double norm, int root_scale)
 {
     const grammar *g = c->g;
@@ -93,6 +106,8 @@ static void maxc_binary(mr_chart *c, int i, int j, double norm, int root_scale)
                 double post = mr_binary_posterior(c, i, j, P, b, k, norm);
                 if (post == 0)
                     continue;
+                if (c->variational)
+                    post /= parent_posterior(c, i, j, P, norm);
                 gs += log(post);
                 if (gs > to_beat) {
                     to_beat = gs;
@@ -117,9 +132,11 @@ static void maxc_lexical(mr_chart *c, int i, double norm, int root_scale)
         double sum = 0;
         for (int s = g->sub_offset[t]; s < g->sub_offset[t] + g->nsub[t]; s++)
             sum += (po[s] * lex[s]) / norm;
-        double sf = c->scaled
-                        ? mr_log_scale(c, mr_jsub(mr_oscale_of(c, i, i + 1, t), root_scale))
-                        : 0.0;
+        double sf = 0.0;
+        if (c->variational)
+            sum = 1; /* the jar's variational lexical items score log 1 */
+        else if (c->scaled)
+            sf = mr_log_scale(c, mr_jsub(mr_oscale_of(c, i, i + 1, t), root_scale));
         c->mscore[cell + t] = log(sum) + sf;
     }
 }
@@ -182,8 +199,159 @@ static void maxc_unary(mr_chart *c, int i, int j, double norm, int root_scale)
     memcpy(c->mscore + cell, best, (size_t)c->nsym * sizeof *best);
 }
 
-void mr_maxc(mr_chart *c)
+/* The jar's closeVariationalRules over cell (i, j): rs (nsym x nsym, the best variational
+ * unary score of each (parent, child) found this cell) closed by its max-product loop, nine
+ * rounds in place, then every parent scored by each child's max-c score before the unaries
+ * times rs: Java's arithmetic, quirks and all (a log score times a probability; a child of
+ * score 0 skipped; a product -0.0 beating a negative score, so a parent with no rule to the
+ * child takes it). The loop runs over the parents with a score (rows) and the children with
+ * one (columns) only: every other term is max(x, 0) with x >= 0 and changes nothing. */
+typedef struct var_scratch {
+    double *rs;     /* [nsym * nsym] the jar's ruleScores, zeros between cells */
+    double *closed; /* [nsym] closedScores */
+    int *rows, *cols; /* [nsym] the live rows and columns of rs, ascending */
+} var_scratch;
+
+static void sort_ints(int *v, int n)
 {
+    for (int a = 1; a < n; a++)
+        for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {
+            int t = v[b];
+            v[b] = v[b - 1];
+            v[b - 1] = t;
+        }
+}
+
+static void close_variational(mr_chart *c, int i, int j, double *rs, const int *rows, int nrow,
+                              const int *cols, int ncol, double *best)
+{
+    int n = c->nsym;
+    size_t cell = mr_cell(c, i, j) * n;
+    const double *pre = c->mscore + cell;
+    memcpy(best, pre, (size_t)n * sizeof *best);
+    for (int len = 1; len < 10; len++)
+        for (int a = 0; a < nrow; a++)
+            for (int e = 0; e < ncol; e++) {
+                double *x = &rs[(size_t)rows[a] * n + cols[e]];
+                for (int m = 0; m < nrow; m++) {
+                    double y = rs[(size_t)rows[a] * n + rows[m]] *
+                               rs[(size_t)rows[m] * n + cols[e]];
+                    if (y > *x) /* Math.max of values >= +0 */
+                        *x = y;
+                }
+            }
+    for (int C = 0; C < n; C++) {
+        double child = pre[C];
+        if (child == 0)
+            continue;
+        for (int P = 0; P < n; P++) {
+            double v = child * rs[(size_t)P * n + C];
+            if (v > best[P]) {
+                best[P] = v;
+                c->mchild[cell + P] = C;
+            }
+        }
+    }
+}
+
+/* The jar's variational unary step over (i, j): each allowed parent's raw unary rules
+ * (Grammar.getUnaryRulesByParent, grammar_sum_closure.raw) scored as max-rule's, the
+ * posterior divided by the parent's (parent_posterior); the best one per (parent, child)
+ * kept in rs; if any term was added in the cell, the cell's scores are then those of
+ * close_variational (the loop's own scores dropped, its back-pointers kept, as the jar's
+ * are). rs is nsym x nsym zeros and is left so. */
+static void maxc_unary_variational(mr_chart *c, int i, int j, double norm, int root_scale,
+                                   var_scratch *v)
+{
+    double *rs = v->rs;
+    int *rows = v->rows, *cols = v->cols;
+    const grammar *g = c->g;
+    const grammar_sum_closure *s = g->sum;
+    int n = c->nsym, nrow = 0, ncol = 0, found = 0;
+    size_t cell = mr_cell(c, i, j) * n;
+    double *best = c->tmp;
+    memcpy(best, c->mscore + cell, (size_t)n * sizeof *best);
+    for (int P = 0; s->raw_first && P < n; P++) {
+        if (!mr_allowed(c, i, j, P))
+            continue;
+        int np = g->nsub[P];
+        for (int k = s->raw_first[P]; k < s->raw_first[P + 1]; k++) {
+            const grammar_sum_unary *u = &s->raw[k];
+            int C = u->child;
+            if (C == P || !mr_allowed(c, i, j, C))
+                continue;
+            double child = c->mscore[cell + C];
+            if (child == -INFINITY)
+                continue;
+            double sf = 0.0;
+            if (c->scaled)
+                sf = mr_log_scale(c, mr_jsub(mr_jadd(mr_oscale_of(c, i, j, P), mr_iscale_of(c, i, j, C)),
+                                        root_scale));
+            double gs = sf + child;
+            if (gs < best[P])
+                continue;
+            const double *ci = mr_in(c, i, j) + g->sub_offset[C];
+            const double *po = mr_out(c, i, j) + g->sub_offset[P];
+            double post = 0;
+            for (int cp = 0; cp < g->nsub[C]; cp++) {
+                if (ci[cp] == 0)
+                    continue;
+                const double *w = u->prob + (size_t)cp * np;
+                for (int p = 0; p < np; p++) {
+                    if (po[p] < 0 || w[p] == 0)
+                        continue;
+                    post += (po[p] * w[p] * ci[cp]) / norm;
+                    found = 1;
+                }
+            }
+            if (post == 0)
+                continue;
+            post /= parent_posterior(c, i, j, P, norm);
+            double *r = &rs[(size_t)P * n + C];
+            if (*r == 0 && post != 0) { /* a new entry: its row and column become live */
+                int seen = 0;
+                for (int a = 0; a < nrow && !seen; a++)
+                    seen = rows[a] == P;
+                if (!seen)
+                    rows[nrow++] = P;
+                seen = 0;
+                for (int a = 0; a < ncol && !seen; a++)
+                    seen = cols[a] == C;
+                if (!seen)
+                    cols[ncol++] = C;
+            }
+            *r = post >= *r ? post : *r; /* Math.max(ruleScore, rs) */
+            gs += log(post);
+            if (gs > best[P]) {
+                best[P] = gs;
+                c->mchild[cell + P] = C;
+            }
+        }
+    }
+    if (found) {
+        sort_ints(rows, nrow);
+        sort_ints(cols, ncol);
+        close_variational(c, i, j, rs, rows, nrow, cols, ncol, v->closed);
+        memcpy(best, v->closed, (size_t)n * sizeof *best);
+    }
+    for (int a = 0; a < nrow; a++)
+        for (int e = 0; e < n; e++)
+            rs[(size_t)rows[a] * n + e] = 0;
+    memcpy(c->mscore + cell, best, (size_t)n * sizeof *best);
+}
+
+cky_status mr_maxc(mr_chart *c)
+{
+    var_scratch v = {0};
+    size_t n = (size_t)c->nsym;
+    if (c->variational &&
+        (!(v.rs = calloc(n * n, sizeof *v.rs)) || !(v.closed = malloc(n * sizeof *v.closed)) ||
+         !(v.rows = malloc(n * sizeof *v.rows)) || !(v.cols = malloc(n * sizeof *v.cols)))) {
+        free(v.rs);
+        free(v.closed);
+        free(v.rows);
+        return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for the variational scores");
+    }
     size_t ncells = chart_ncells(c->n) * (size_t)c->nsym;
     for (size_t x = 0; x < ncells; x++) {
         c->mscore[x] = -INFINITY;
@@ -197,8 +365,16 @@ void mr_maxc(mr_chart *c)
                 maxc_binary(c, i, i + d, norm, root_scale);
             else
                 maxc_lexical(c, i, norm, root_scale);
-            maxc_unary(c, i, i + d, norm, root_scale);
+            if (c->variational)
+                maxc_unary_variational(c, i, i + d, norm, root_scale, &v);
+            else
+                maxc_unary(c, i, i + d, norm, root_scale);
         }
+    free(v.rs);
+    free(v.closed);
+    free(v.rows);
+    free(v.cols);
+    return CKY_OK;
 }
 
 /* ---- extraction ---------------------------------------------------------------------------- */
@@ -258,6 +434,9 @@ static tree *extract2(const mr_chart *c, int i, int j, int sym, char *const *wor
         return node(g->name[sym], w, st);
     }
     int k = c->msplit[at];
+    if (k < 0 && c->variational) /* the jar's childless ROOT, which its variational max-c
+                                    can leave inside a tree */
+        return node("ROOT", NULL, st);
     if (k < 0) {
         *st = cky_fail(CKY_ERR_FORMAT, "maxrule: no symbol can generate %s over [%d, %d)",
                        g->name[sym], i, j);

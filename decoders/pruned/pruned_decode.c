@@ -52,33 +52,78 @@ static cky_status part_open(const decoder_env *env, void **out)
     return CKY_OK;
 }
 
+/* The tree of the final pass as written: un-annotated, or (decoder_options.binarize) as
+ * built, its ROOT label made "" (printed "( ... )"). */
+static tree *output_tree(const decoder_env *env, tree *t)
+{
+    if (!t || !env->opt.binarize)
+        return tree_unannotate(t);
+    t->label[0] = '\0';
+    return t;
+}
+
+/* The max-rule final pass within `mask` (NULL: exhaustive) into r, with the jar's scores of
+ * the tree (decoder_options.tree_scores): getLogLikelihood(tree) of the binarized tree,
+ * getConfidence of the tree as written. */
+static cky_status final_maxrule(const decoder_env *env, const sentence *s,
+                                const chart_mask *mask, parse_result *r)
+{
+    const grammar *g = env->g;
+    maxrule_options mo = {0};
+    mo.mask = mask;
+    maxrule_result m;
+    if (env->opt.kbest > 1) { /* a list of un-annotated trees (the Berkeley options refused) */
+        mo.kbest = env->opt.kbest;
+        cky_status st = maxrule_parse(g, s->words, s->n, &mo, &m);
+        if (!st)
+            maxrule_result_move(&m, r);
+        return st;
+    }
+    mo.binarized = 1;
+    mo.variational = env->opt.variational;
+    cky_status st = maxrule_parse(g, s->words, s->n, &mo, &m);
+    if (st)
+        return st;
+    r->loglik = m.loglik;
+    r->score = m.tree ? m.score : -INFINITY;
+    double built = -INFINITY, written = -INFINITY;
+    if (m.tree && env->opt.tree_scores)
+        st = maxrule_tree_loglik(g, m.tree, &built);
+    r->tree = output_tree(env, m.tree);
+    if (!st && r->tree && env->opt.tree_scores && !m.underflow) {
+        if (env->opt.binarize)
+            written = built;
+        else
+            st = maxrule_tree_loglik(g, r->tree, &written);
+        r->bk_sentence = m.loglik;
+        r->bk_tree = built;
+        r->bk_confidence = written - m.loglik;
+    }
+    return st;
+}
+
 /* The final pass of sentence `s` within `mask` (NULL: exhaustive) into r. */
 static cky_status final_pass(const decoder_env *env, const sentence *s, const chart_mask *mask,
                              parse_result *r)
 {
     const grammar *g = env->g;
-    if (!env->opt.final) {
-        maxrule_options mo = {0};
-        mo.mask = mask;
-        mo.kbest = env->opt.kbest;
-        maxrule_result m;
-        cky_status st = maxrule_parse(g, s->words, s->n, &mo, &m);
-        if (st)
-            return st;
-        maxrule_result_move(&m, r);
-        return CKY_OK;
-    }
+    if (!env->opt.final)
+        return final_maxrule(env, s, mask, r);
     chart *c = NULL;
     tree *t = NULL;
     cky_status st = ref_parse_masked(g, s->words, s->n, CHART_DOUBLE, mask, &c);
     double root = st ? -INFINITY : chart_post(c, 0, s->n)[g->sub_offset[0]];
     if (!st && root != -INFINITY)
-        st = viterbi_extract_masked(g, c, s->words, VITERBI_BERKELEY, mask, &t);
+        st = viterbi_extract_labeled(g, c, s->words, mask, env->opt.labels, &t);
     chart_free(c);
     if (st)
         return st;
     r->score = t ? root : -INFINITY;
-    r->tree = t ? tree_unannotate(t) : NULL;
+    r->tree = output_tree(env, t);
+    if (t && env->opt.tree_scores) { /* the jar's Viterbi likelihoods are the root score */
+        r->bk_sentence = r->bk_tree = root;
+        r->bk_confidence = 0.0;
+    }
     return CKY_OK;
 }
 
@@ -98,6 +143,7 @@ static cky_status one_pass(state *s, int worker, const sentence *sn, int exhaust
     if (!st) {
         tree_free(r->tree);
         r->tree = NULL;
+        r->bk_sentence = r->bk_tree = r->bk_confidence = -INFINITY;
         st = final_pass(env, sn, exhaustive ? NULL : &m.fine, r);
     }
     r->seconds[0] += t1 - t0;

@@ -2,8 +2,11 @@
 #include "viterbi.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "../../util/jdouble.h"
 
 /* ---- exact extraction ---------------------------------------------------------------- */
 
@@ -181,9 +184,33 @@ static int berkeley_matches(double x, double y)
  * but a cycle P -> C -> P within tolerance must not overflow the stack. */
 #define BERKELEY_MAX_UNARY_DEPTH 64
 
-static tree *berkeley_extract(const grammar *g, const chart *c, char *const *words, int sym,
-                              int sub, int i, int j, int depth, const chart_mask *mask,
-                              cky_status *st);
+typedef struct berkeley_walk {
+    const grammar *g;
+    const chart *c;
+    char *const *words;
+    const chart_mask *mask;
+    int labels; /* VITERBI_LABEL_* */
+    cky_status st;
+} berkeley_walk;
+
+/* The label of (sym, sub) with inside score `score`: the symbol's name, "-sub" and " score"
+ * as w->labels asks (the jar's -substates, -scores), into buf. */
+static const char *berkeley_label(const berkeley_walk *w, int sym, int sub, double score,
+                                  char *buf, size_t size)
+{
+    if (!w->labels)
+        return w->g->name[sym];
+    size_t at = (size_t)snprintf(buf, size, "%s", w->g->name[sym]);
+    if ((w->labels & VITERBI_LABEL_SUBSTATES) && at < size)
+        at += (size_t)snprintf(buf + at, size - at, "-%d", sub);
+    if ((w->labels & VITERBI_LABEL_SCORES) && at + 1 < size) {
+        buf[at++] = ' ';
+        jdouble_format(score, buf + at, size - at);
+    }
+    return buf;
+}
+
+static tree *berkeley_extract(berkeley_walk *w, int sym, int sub, int i, int j, int depth);
 
 static tree *berkeley_leaf(const char *tag, const char *word, cky_status *st)
 {
@@ -215,18 +242,23 @@ static tree *berkeley_node(const char *label, tree *a, tree *b, cky_status *st)
     return t;
 }
 
-static tree *berkeley_extract(const grammar *g, const chart *c, char *const *words, int sym,
-                              int sub, int i, int j, int depth, const chart_mask *mask,
-                              cky_status *st)
+static tree *berkeley_extract(berkeley_walk *w, int sym, int sub, int i, int j, int depth)
 {
+    const grammar *g = w->g;
+    const chart *c = w->c;
+    const chart_mask *mask = w->mask;
+    cky_status *st = &w->st;
+    char label[512], label2[512];
     int np = g->nsub[sym];
+    double best = chart_post(c, i, j)[g->sub_offset[sym] + sub];
     if (j - i == 1) {
         if (!g->phrasal[sym])
-            return berkeley_leaf(g->name[sym], words[i], st);
+            return berkeley_leaf(berkeley_label(w, sym, sub, best, label, sizeof label),
+                                 w->words[i], st);
         /* best closed unary to a POS tag, ties to the last candidate; no check against best */
         const double *cell = chart_post(c, i, j);
-        int best_sym = -1;
-        double best = -INFINITY;
+        int best_sym = -1, best_sub = -1;
+        double best_v = -INFINITY, child = best;
         for (int u = g->unary_first[sym]; u < g->unary_first[sym + 1]; u++) {
             const grammar_unary *r = &g->unary[u];
             if (g->phrasal[r->child] || (mask && !chart_mask_state(mask, i, j, r->child)))
@@ -234,9 +266,11 @@ static tree *berkeley_extract(const grammar *g, const chart *c, char *const *wor
             for (int ci = 0; ci < g->nsub[r->child]; ci++) {
                 double v = chart_unary(c->mode, r->score[(size_t)ci * np + sub],
                                        cell[g->sub_offset[r->child] + ci]);
-                if (v >= best) {
-                    best = v;
+                if (v >= best_v) {
+                    best_v = v;
                     best_sym = r->child;
+                    best_sub = ci;
+                    child = cell[g->sub_offset[r->child] + ci];
                 }
             }
         }
@@ -244,10 +278,11 @@ static tree *berkeley_extract(const grammar *g, const chart *c, char *const *wor
             *st = cky_fail(CKY_ERR_FORMAT, "viterbi: %s has no unary to a tag", g->name[sym]);
             return NULL;
         }
-        return berkeley_node(g->name[sym], berkeley_leaf(g->name[best_sym], words[i], st),
-                              NULL, st);
+        tree *leaf = berkeley_leaf(berkeley_label(w, best_sym, best_sub, child, label2,
+                                                  sizeof label2), w->words[i], st);
+        return berkeley_node(berkeley_label(w, sym, sub, best, label, sizeof label), leaf,
+                             NULL, st);
     }
-    double best = chart_post(c, i, j)[g->sub_offset[sym] + sub];
     for (int k = i + 1; k < j; k++) {
         const double *left = chart_post(c, i, k), *right = chart_post(c, k, j);
         for (int b = g->binary_first[sym]; b < g->binary_first[sym + 1]; b++) {
@@ -259,10 +294,10 @@ static tree *berkeley_extract(const grammar *g, const chart *c, char *const *wor
                                         left[loff + l], right[roff + rr]);
                 if (!berkeley_matches(v, best))
                     continue;
-                tree *lt = berkeley_extract(g, c, words, r->left, l, i, k, 0, mask, st);
-                tree *rt =
-                    lt ? berkeley_extract(g, c, words, r->right, rr, k, j, 0, mask, st) : NULL;
-                return berkeley_node(g->name[sym], lt, rt, st);
+                tree *lt = berkeley_extract(w, r->left, l, i, k, 0);
+                tree *rt = lt ? berkeley_extract(w, r->right, rr, k, j, 0) : NULL;
+                return berkeley_node(berkeley_label(w, sym, sub, best, label, sizeof label),
+                                     lt, rt, st);
             }
         }
     }
@@ -275,9 +310,9 @@ static tree *berkeley_extract(const grammar *g, const chart *c, char *const *wor
                                        cell[g->sub_offset[r->child] + ci]);
                 if (!berkeley_matches(v, best))
                     continue;
-                tree *kid =
-                    berkeley_extract(g, c, words, r->child, ci, i, j, depth + 1, mask, st);
-                return berkeley_node(g->name[sym], kid, NULL, st);
+                tree *kid = berkeley_extract(w, r->child, ci, i, j, depth + 1);
+                return berkeley_node(berkeley_label(w, sym, sub, best, label, sizeof label),
+                                     kid, NULL, st);
             }
         }
     }
@@ -299,11 +334,8 @@ cky_status viterbi_extract_masked(const grammar *g, const chart *c, char *const 
     *out = NULL;
     if (chart_post(c, 0, n)[g->sub_offset[0]] == -INFINITY)
         return CKY_OK;
-    if (mode == VITERBI_BERKELEY) {
-        cky_status st = CKY_OK;
-        *out = berkeley_extract(g, c, words, 0, 0, 0, n, 0, mask, &st);
-        return st;
-    }
+    if (mode == VITERBI_BERKELEY)
+        return viterbi_extract_labeled(g, c, words, mask, 0, out);
     viterbi_node *nodes = malloc((size_t)(2 * n - 1) * sizeof *nodes);
     if (!nodes)
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -312,4 +344,15 @@ cky_status viterbi_extract_masked(const grammar *g, const chart *c, char *const 
         st = viterbi_array_to_tree(g, nodes, n, words, out);
     free(nodes);
     return st;
+}
+
+cky_status viterbi_extract_labeled(const grammar *g, const chart *c, char *const *words,
+                                   const chart_mask *mask, int labels, tree **out)
+{
+    *out = NULL;
+    if (chart_post(c, 0, c->n)[g->sub_offset[0]] == -INFINITY)
+        return CKY_OK;
+    berkeley_walk w = {g, c, words, mask, labels, CKY_OK};
+    *out = berkeley_extract(&w, 0, 0, 0, c->n, 0);
+    return w.st;
 }

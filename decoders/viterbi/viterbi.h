@@ -56,4 +56,14 @@ cky_status viterbi_extract(const grammar *g, const chart *c, char *const *words,
 cky_status viterbi_extract_masked(const grammar *g, const chart *c, char *const *words,
                                   viterbi_mode mode, const chart_mask *mask, tree **out);
 
+/* Labels of the Berkeley back-trace beside the symbol, as the jar's -substates and -scores
+ * write them: "NP-3" (the node's substate), "NP -12.5" (its inside score, Java's
+ * Double.toString; a tag under a phrasal symbol over one word: its own inside score). */
+enum { VITERBI_LABEL_SUBSTATES = 1, VITERBI_LABEL_SCORES = 2 };
+
+/* viterbi_extract_masked in Berkeley mode with the labels `labels` asks for (VITERBI_LABEL_*
+ * or'ed; 0: the plain names). */
+cky_status viterbi_extract_labeled(const grammar *g, const chart *c, char *const *words,
+                                   const chart_mask *mask, int labels, tree **out);
+
 #endif
