@@ -167,6 +167,13 @@ static const option_def table[CLI_NOPT] = {
     [CLI_EVAL] = {"eval", 0, NULL, FLAG, 0, 0, NULL,
                   "with --treebank: print the EVALB summary (COLLINS.prm) of the parses against "
                   "the gold trees (on stdout with -o, else stderr)"},
+    [CLI_GOLD_POS] = {"gold-pos", 0, NULL, FLAG, 0, 0, NULL,
+                      "the input has gold part-of-speech tags, as the Berkeley parser's "
+                      "-useGoldPOS reads them: a line WORD<TAB>TAG per word, the tag up to its "
+                      "first '-', a blank line after each sentence; a word's lexicon gives a "
+                      "score to its tag alone, in every pass of the cascade, and a sentence "
+                      "without a tree so is parsed again without its tags (named on stderr), "
+                      "as the jar does; one tree per sentence. Needs pruning"},
     [CLI_REPEAT] = {"repeat", 0, "K", NUMBER(1, 1000000), "3",
                     "timed passes; the best is reported"},
     [CLI_BUCKET_WIDTH] = {"bucket-width", 0, "W", NUMBER(0, 100000), "10",

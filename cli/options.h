@@ -19,6 +19,7 @@ typedef enum cli_opt {
     CLI_PRUNE, CLI_PRUNE_FALLBACK, CLI_MASKS,
     /* cky parse */
     CLI_TOKENIZE, CLI_SCORE, CLI_SHARD, CLI_TREEBANK, CLI_GOLD_OUT, CLI_EVAL,
+    CLI_GOLD_POS, /* the jar's -useGoldPOS */
     /* cky bench */
     CLI_REPEAT, CLI_BUCKET_WIDTH,
     /* cky compile */

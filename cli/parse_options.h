@@ -10,6 +10,7 @@ typedef struct parse_options {
     const char **treebanks;
     int ntreebanks;
     int score, eval, tokenize;
+    int gold_pos;         /* --gold-pos: word<TAB>tag lines, a sentence per block */
     int quiet;            /* --quiet: no progress lines */
     int engine_set, device_set, workspace_set, threads_set; /* given on the command line */
     int devices_set, engines_set;
