@@ -426,3 +426,8 @@ int cli_args_parser(const char *cmd, const cli_args *a, parser_options *o)
         return rc;
     return 0;
 }
+
+void cli_options_wrap(FILE *f, const char *text, int col, int indent, int width)
+{
+    wrap(f, text, col, indent, width);
+}

@@ -74,6 +74,10 @@ void cli_args_free(cli_args *a);
  * GRAMMAR   a Berkeley .gr file ..."), wrapped. */
 void cli_options_help(FILE *f, const cli_use *uses);
 
+/* `text` from column `col` on (the caller printed up to it), its words wrapped at column
+ * `width` onto lines indented by `indent`, then a newline: the layout of the help lines. */
+void cli_options_wrap(FILE *f, const char *text, int col, int indent, int width);
+
 /* The parser options given in *a (engine, decoder, back-trace, device(s), engines, threads,
  * workspace, max length) into *o, over its present values. Returns 0 or the exit status of
  * a usage error (--device with --devices, --backtrace with --decoder maxrule). */
