@@ -185,11 +185,17 @@ static int read_jar_args(int argc, char **argv, jar_args *a)
     return 0;
 }
 
-/* The jar's FunctionNodeStripper.transformLabel would change `label` (a cut at the first
- * '-', '=' or '^' after its first character). */
+/* The jar's FunctionNodeStripper.transformLabel would change `label` (of an inner node):
+ * its cut, step for step (at the first '-', or an earlier '=' or '^', at an index > 0). */
 static int has_function_label(const char *label)
 {
-    return strpbrk(label + (label[0] ? 1 : 0), "-=^") != NULL;
+    const char *d = strchr(label, '-'), *e = strchr(label, '='), *c = strchr(label, '^');
+    long cut = d ? d - label : -1, cut2 = e ? e - label : -1, cut3 = c ? c - label : -1;
+    if (cut3 > 0 && (cut3 < cut2 || cut2 == -1))
+        cut2 = cut3;
+    if (cut2 > 0 && (cut2 < cut || cut <= 0))
+        cut = cut2;
+    return cut > 0;
 }
 
 /* -keepFunctionLabels: 0 if the grammar's labels are ones the jar's stripper leaves alone
