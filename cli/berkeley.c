@@ -53,16 +53,17 @@ static const jar_option jar_options[J_NOPT] = {
     [J_BINARIZE] = {"-binarize", NULL, NO_RANGE, JAR_PENDING, "--binarize",
                     "binarized trees, as the grammar has them"},
     [J_SCORES] = {"-scores", NULL, NO_RANGE, JAR_PENDING, "--scores",
-                  "the inside score beside each label; only with -viterbi (the jar's max-rule "
-                  "trees take none: left out)"},
+                  "the inside score beside each label; with -viterbi -binarize (the jar's "
+                  "max-rule and k-best trees take none: left out without -viterbi; refused "
+                  "without -binarize, where the jar's label stripping mangles them)"},
     [J_KEEP_FUNCTION_LABELS] = {"-keepFunctionLabels", NULL, NO_RANGE, JAR_MAPPED, NULL,
                                 "no option: accepted for a grammar whose labels the jar's "
                                 "FunctionNodeStripper leaves alone (no '-', '=' or '^' after "
                                 "the first character: then it changes nothing); refused for a "
                                 "grammar trained with function labels"},
     [J_SUBSTATES] = {"-substates", NULL, NO_RANGE, JAR_PENDING, "--substates",
-                     "the substate of each label; only with -viterbi (left out otherwise, as "
-                     "the jar's max-rule trees take none)"},
+                     "the substate of each label; with -viterbi -binarize (left out without "
+                     "-viterbi and refused without -binarize, as -scores)"},
     [J_ACCURATE] = {"-accurate", NULL, NO_RANGE, JAR_MAPPED, "--prune accurate",
                     "the cascade's -accurate thresholds (without it: --prune berkeley)"},
     [J_MODEL_SCORE] = {"-modelScore", NULL, NO_RANGE, JAR_PENDING, "--model-score",
@@ -222,7 +223,7 @@ static int jar_uses(const jar_args *a, int k)
     switch (k) {
     case J_TOKENIZE: return !a->num[J_GOLD_POS];
     case J_SCORES:
-    case J_SUBSTATES: return a->num[J_VITERBI] || a->num[J_KBEST] > 1;
+    case J_SUBSTATES: return a->num[J_VITERBI] && a->num[J_KBEST] <= 1;
     case J_MODEL_SCORE: return !a->num[J_CONFIDENCE];
     case J_KBEST: return a->num[J_KBEST] != 1;
     case J_NGRAMMARS: return a->num[J_NGRAMMARS] != 1;
@@ -248,6 +249,12 @@ static int translate(const jar_args *a, char **argv, int *argc, char store[][64]
         return cli_usage_error("berkeley", "-useGoldPOS with -nThreads %d: the jar's "
                                "threads parse without the gold tags (MultiThreadedParserWrapper "
                                "passes none); give -nThreads 1", a->num[J_NTHREADS]);
+    for (int k = J_SCORES; k <= J_SUBSTATES; k += J_SUBSTATES - J_SCORES)
+        if (jar_uses(a, k) && !a->num[J_BINARIZE])
+            return cli_usage_error("berkeley", "%s with -viterbi but without -binarize: the jar "
+                                   "then cuts its labels with its FunctionNodeStripper (NP-3 "
+                                   "to NP but -LRB--3 kept, 'NP -12.5' to 'NP '); not done "
+                                   "(give -binarize)", jar_options[k].flag);
     int n = 0, w = 0;
     argv[n++] = "parse";
     strcpy(store[w], a->num[J_ACCURATE] ? "--prune accurate" : "--prune berkeley");

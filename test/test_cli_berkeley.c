@@ -74,8 +74,8 @@ Test(cli_berkeley, pending_and_unsupported_options_are_refused)
     run_setup(d);
     static const char *const pending[][3] = {
         {"-binarize", "-binarize", "--binarize"},
-        {"-viterbi -scores", "-scores", "--scores"},
-        {"-viterbi -substates", "-substates", "--substates"},
+        {"-viterbi -binarize -scores", "-binarize", "--binarize"},
+        {"-viterbi -binarize -substates", "-binarize", "--binarize"},
         {"-modelScore", "-modelScore", "--model-score"},
         {"-confidence -modelScore", "-confidence", "--confidence"},
         {"-sentence_likelihood", "-sentence_likelihood", "--sentence-likelihood"},
@@ -100,6 +100,8 @@ Test(cli_berkeley, pending_and_unsupported_options_are_refused)
         {"-ec_format", "-ec_format is not supported"},
         {"-nGrammars 2", "-nGrammars is not supported"},
         {"-useGoldPOS -nThreads 2", "-useGoldPOS with -nThreads 2"},
+        {"-viterbi -scores", "-scores with -viterbi but without -binarize"},
+        {"-viterbi -substates", "-substates with -viterbi but without -binarize"},
         {"-maxLength", "-maxLength needs a value"},
         {"-maxLength x", "-maxLength takes a number"},
         {"-kbest 0", "-kbest takes a number"},
