@@ -148,6 +148,13 @@ static const option_def table[CLI_NOPT] = {
                       "the input is raw text, one sentence per line: tokenize it as the Penn "
                       "Treebank is (`` '' quotes, n't 's splits, -LRB-, the final period, ...) "
                       "before parsing"},
+    [CLI_GOLD_POS] = {"gold-pos", 0, NULL, FLAG, 0, 0, NULL,
+                      "the input has gold part-of-speech tags, as the Berkeley parser's "
+                      "-useGoldPOS reads them: a line WORD<TAB>TAG per word, the tag up to its "
+                      "first '-', a blank line after each sentence; a word's lexicon gives a "
+                      "score to its tag alone, in every pass of the cascade, and a sentence "
+                      "without a tree so is parsed again without its tags (named on stderr), "
+                      "as the jar does; one tree per sentence. Needs pruning"},
     [CLI_SCORE] = {"score", 0, NULL, FLAG, 0, 0, NULL,
                    "viterbi: prefix each tree with the root log score of the best parse and a "
                    "tab (-inf when there is no parse); maxrule: with log P(sentence), a tab, the "
@@ -167,13 +174,6 @@ static const option_def table[CLI_NOPT] = {
     [CLI_EVAL] = {"eval", 0, NULL, FLAG, 0, 0, NULL,
                   "with --treebank: print the EVALB summary (COLLINS.prm) of the parses against "
                   "the gold trees (on stdout with -o, else stderr)"},
-    [CLI_GOLD_POS] = {"gold-pos", 0, NULL, FLAG, 0, 0, NULL,
-                      "the input has gold part-of-speech tags, as the Berkeley parser's "
-                      "-useGoldPOS reads them: a line WORD<TAB>TAG per word, the tag up to its "
-                      "first '-', a blank line after each sentence; a word's lexicon gives a "
-                      "score to its tag alone, in every pass of the cascade, and a sentence "
-                      "without a tree so is parsed again without its tags (named on stderr), "
-                      "as the jar does; one tree per sentence. Needs pruning"},
     [CLI_REPEAT] = {"repeat", 0, "K", NUMBER(1, 1000000), "3",
                     "timed passes; the best is reported"},
     [CLI_BUCKET_WIDTH] = {"bucket-width", 0, "W", NUMBER(0, 100000), "10",

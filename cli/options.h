@@ -17,9 +17,9 @@ typedef enum cli_opt {
     CLI_DEVICES, CLI_ENGINES, CLI_THREADS, CLI_WORKSPACE, CLI_MAX_LENGTH,
     /* pruning */
     CLI_PRUNE, CLI_PRUNE_FALLBACK, CLI_MASKS,
+    CLI_GOLD_POS, /* cky parse --gold-pos, the jar's -useGoldPOS */
     /* cky parse */
     CLI_TOKENIZE, CLI_SCORE, CLI_SHARD, CLI_TREEBANK, CLI_GOLD_OUT, CLI_EVAL,
-    CLI_GOLD_POS, /* the jar's -useGoldPOS */
     /* cky bench */
     CLI_REPEAT, CLI_BUCKET_WIDTH,
     /* cky compile */

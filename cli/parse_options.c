@@ -10,22 +10,6 @@
 #include "multi.h"
 #include "options.h"
 
-/* --gold-pos: the options it cannot go with. Returns 0 or the exit status. */
-static int check_gold_pos(const parse_options *o)
-{
-    const char *with = !o->gold_pos          ? NULL
-                       : o->ntreebanks       ? "--treebank"
-                       : o->tokenize         ? "--tokenize"
-                       : o->args.given[CLI_SHARD] ? "--shard"
-                       : o->prune_set && o->popt.prune == PARSER_PRUNE_NONE ? "--prune none"
-                       : o->backtrace_set    ? "--backtrace"
-                                             : NULL;
-    if (with)
-        return cli_usage_error("parse", "--gold-pos does not go with %s (gold tags are read "
-                               "from WORD<TAB>TAG lines by the pruned cascade)", with);
-    return 0;
-}
-
 static int read_command_line(int argc, char **argv, parse_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -44,12 +28,12 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     o->gold_out = a->text[CLI_GOLD_OUT];
     o->masks = a->text[CLI_MASKS];
     o->prune_set = a->given[CLI_PRUNE];
+    o->gold_pos = a->given[CLI_GOLD_POS];
     o->treebanks = a->items[CLI_TREEBANK];
     o->ntreebanks = a->nitems[CLI_TREEBANK];
     o->score = a->given[CLI_SCORE];
     o->eval = a->given[CLI_EVAL];
     o->tokenize = a->given[CLI_TOKENIZE];
-    o->gold_pos = a->given[CLI_GOLD_POS];
     o->quiet = a->given[CLI_QUIET];
     o->pipeline_stats = a->given[CLI_PIPELINE_STATS];
     o->engine_set = a->given[CLI_ENGINE];
@@ -74,8 +58,6 @@ static int read_command_line(int argc, char **argv, parse_options *o)
         return cli_usage_error("parse", "--tokenize is for raw text, not with --treebank");
     if (!o->ntreebanks && (o->gold_out || o->eval))
         return cli_usage_error("parse", "--gold-out and --eval need --treebank");
-    if ((rc = check_gold_pos(o)))
-        return rc;
     if ((int)o->popt.engine == -1) {
         o->popt.engine = parser_default_engine();
         if (o->popt.engine == PARSER_ENGINE_CPU)
@@ -126,11 +108,29 @@ static int check_files(const parse_options *o)
 }
 
 
+/* --gold-pos: the options it cannot go with. Returns 0 or the exit status. */
+static int check_gold_pos(const parse_options *o)
+{
+    const char *with = !o->gold_pos          ? NULL
+                       : o->ntreebanks       ? "--treebank"
+                       : o->tokenize         ? "--tokenize"
+                       : o->args.given[CLI_SHARD] ? "--shard"
+                       : o->prune_set && o->popt.prune == PARSER_PRUNE_NONE ? "--prune none"
+                       : o->backtrace_set    ? "--backtrace"
+                                             : NULL;
+    if (with)
+        return cli_usage_error("parse", "--gold-pos does not go with %s (gold tags are read "
+                               "from WORD<TAB>TAG lines by the pruned cascade)", with);
+    return 0;
+}
+
 int parse_options_read(int argc, char **argv, parse_options *o)
 {
     int rc = read_command_line(argc, argv, o);
     if (!rc)
         rc = check_engine_options(o);
+    if (!rc)
+        rc = check_gold_pos(o);
     if (!rc)
         rc = check_files(o);
     if (rc)

@@ -10,12 +10,12 @@ typedef struct parse_options {
     const char **treebanks;
     int ntreebanks;
     int score, eval, tokenize;
-    int gold_pos;         /* --gold-pos: word<TAB>tag lines, a sentence per block */
     int quiet;            /* --quiet: no progress lines */
     int engine_set, device_set, workspace_set, threads_set; /* given on the command line */
     int devices_set, engines_set;
     int decoder_set, backtrace_set, prune_set;
     int shard_k, shard_n; /* --shard K/N (shard_n 0: every line) */
+    int gold_pos;         /* --gold-pos: word<TAB>tag lines, a sentence per block */
     int pipeline_stats;   /* test hook: what the pipeline did, on stderr */
     parser_options popt;
     cli_args args; /* as read (the treebanks point into it) */
