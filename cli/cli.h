@@ -18,6 +18,7 @@ int cli_bench(int argc, char **argv);   /* cky bench   (cli/bench.c) */
 int cli_merge(int argc, char **argv);   /* cky merge   (cli/merge.c) */
 int cli_serve(int argc, char **argv);   /* cky serve   (cli/serve.c) */
 int cli_draw(int argc, char **argv);    /* cky draw    (cli/draw.c) */
+int cli_berkeley(int argc, char **argv); /* cky berkeley (cli/berkeley.c) */
 
 /* The version of cky (python/cky's __version__ is the same) and `cky --version`, which
  * prints it, the commit, the CUDA runtime, driver and NVRTC versions and the GPUs

@@ -20,6 +20,7 @@ static const struct command {
     {"merge", cli_merge, "put the outputs of cky parse --shard K/N back in input order"},
     {"serve", cli_serve, "answer parsing requests over HTTP, the grammar loaded once"},
     {"draw", cli_draw, "draw Penn Treebank trees as SVG pictures"},
+    {"berkeley", cli_berkeley, "the Berkeley parser's command line (-gr G.gr -viterbi ...), as cky parse"},
     {NULL, NULL, NULL},
 };
 

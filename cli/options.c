@@ -148,6 +148,13 @@ static const option_def table[CLI_NOPT] = {
                       "the input is raw text, one sentence per line: tokenize it as the Penn "
                       "Treebank is (`` '' quotes, n't 's splits, -LRB-, the final period, ...) "
                       "before parsing"},
+    [CLI_GOLD_POS] = {"gold-pos", 0, NULL, FLAG, 0, 0, NULL,
+                      "the input has gold part-of-speech tags, as the Berkeley parser's "
+                      "-useGoldPOS reads them: a line WORD<TAB>TAG per word, the tag up to its "
+                      "first '-', a blank line after each sentence; a word's lexicon gives a "
+                      "score to its tag alone, in every pass of the cascade, and a sentence "
+                      "without a tree so is parsed again without its tags (named on stderr), "
+                      "as the jar does; one tree per sentence. Needs pruning"},
     [CLI_SCORE] = {"score", 0, NULL, FLAG, 0, 0, NULL,
                    "viterbi: prefix each tree with the root log score of the best parse and a "
                    "tab (-inf when there is no parse); maxrule: with log P(sentence), a tab, the "
@@ -460,4 +467,9 @@ int cli_args_parser(const char *cmd, const cli_args *a, parser_options *o)
     if (a->given[CLI_FAIL_ENGINE] && (rc = multi_read_fail(cmd, a->text[CLI_FAIL_ENGINE], o)))
         return rc;
     return 0;
+}
+
+void cli_options_wrap(FILE *f, const char *text, int col, int indent, int width)
+{
+    wrap(f, text, col, indent, width);
 }

@@ -17,6 +17,7 @@ typedef enum cli_opt {
     CLI_DEVICES, CLI_ENGINES, CLI_THREADS, CLI_WORKSPACE, CLI_MAX_LENGTH,
     /* pruning */
     CLI_PRUNE, CLI_PRUNE_FALLBACK, CLI_MASKS,
+    CLI_GOLD_POS, /* cky parse --gold-pos, the jar's -useGoldPOS */
     /* cky parse */
     CLI_TOKENIZE, CLI_SCORE, CLI_SHARD, CLI_TREEBANK, CLI_GOLD_OUT, CLI_EVAL,
     /* cky parse: the Berkeley parser's scores and trees (its -confidence, -modelScore,
@@ -79,6 +80,10 @@ void cli_args_free(cli_args *a);
 /* The help lines of the options `uses` lists, as the table has them ("  -g, --grammar
  * GRAMMAR   a Berkeley .gr file ..."), wrapped. */
 void cli_options_help(FILE *f, const cli_use *uses);
+
+/* `text` from column `col` on (the caller printed up to it), its words wrapped at column
+ * `width` onto lines indented by `indent`, then a newline: the layout of the help lines. */
+void cli_options_wrap(FILE *f, const char *text, int col, int indent, int width);
 
 /* The parser options given in *a (engine, decoder, back-trace, device(s), engines, threads,
  * workspace, max length) into *o, over its present values. Returns 0 or the exit status of

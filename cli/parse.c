@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../corpus_tools/evalb.h"
+#include "../corpus_tools/tagged.h"
 #include "../corpus_tools/tokenize.h"
 #include "../corpus_tools/tree.h"
 #include "../decoders/maxrule/maxrule.h"
@@ -136,6 +137,8 @@ typedef struct run {
     tree_reader *rd;             /* the treebank file being read */
     int next_treebank;           /* the next --treebank file to open */
     const char *src;             /* the input being read, for messages */
+    tagged_reader *tagged;       /* --gold-pos: the sentence being read */
+    long tagged_line;            /* and the input line it starts at */
     long item;                   /* input lines (or trees) read, for --shard */
     uint64_t input_hash;         /* --shard: of every item read (multi_hash_item) */
     cky_status read_status;      /* a read error (its message in read_error) */
@@ -193,6 +196,41 @@ static pipeline_read read_lines(void *ctx, pipeline_batch *b)
             b->line[b->n++] = io_lines_number(rn->in);
         }
         if (b->n == b->cap || !io_lines_pending(rn->in))
+            return PIPELINE_MORE;
+    }
+}
+
+/* Reader stage, --gold-pos: sentences of word<TAB>tag lines (corpus_tools/tagged.h), each
+ * named by its first line. A batch is handed on as read_lines does. */
+static pipeline_read read_tagged(void *ctx, pipeline_batch *b)
+{
+    run *rn = ctx;
+    b->src = rn->src;
+    char *line;
+    size_t len;
+    cky_status st;
+    for (;;) {
+        if (guard_interrupted() || rn->write_failed)
+            return PIPELINE_STOP;
+        if ((st = io_lines_next(rn->in, &line, &len)))
+            return read_failed(rn, st);
+        int done = 0;
+        if (!line) {
+            if ((st = tagged_finish(rn->tagged, &done, &b->s[b->n])))
+                return read_failed(rn, st);
+            if (done)
+                b->line[b->n++] = rn->tagged_line;
+            return PIPELINE_END;
+        }
+        long at = io_lines_number(rn->in);
+        guard_text("parse", rn->src, at, line, len);
+        if (!tagged_pending(rn->tagged))
+            rn->tagged_line = at;
+        if ((st = tagged_add_line(rn->tagged, line, len, &done, &b->s[b->n])))
+            return read_failed(rn, cky_fail(st, "%s:%ld: %s", rn->src, at, cky_last_error()));
+        if (done)
+            b->line[b->n++] = rn->tagged_line;
+        if (b->n == b->cap || (b->n && !io_lines_pending(rn->in)))
             return PIPELINE_MORE;
     }
 }
@@ -390,6 +428,9 @@ static int write_batch(void *ctx, pipeline_batch *b)
     written:
         if (rn->masks)
             write_masks(rn, b->line[k], r);
+        if (r->untagged)
+            fprintf(stderr, "cky parse: %s:%ld: no tree with the gold tags: parsed without "
+                    "them, as the Berkeley parser does\n", b->src, b->line[k]);
         if (r->fallback)
             fprintf(stderr, "cky parse: %s:%ld: no tree within the pruned pass: parsed again "
                     "%s\n", b->src, b->line[k], r->fallback == 1 ? "with the accurate "
@@ -423,8 +464,12 @@ static int write_batch(void *ctx, pipeline_batch *b)
 static int run_pipeline(run *rn, pipeline_stats *stats)
 {
     const parse_options *o = rn->o;
-    pipeline_stages stages = {rn, o->ntreebanks ? read_treebanks : read_lines, parsed,
-                              write_batch, stopped};
+    pipeline_stages stages = {rn, o->ntreebanks ? read_treebanks
+                                  : o->gold_pos ? read_tagged
+                                                : read_lines,
+                              parsed, write_batch, stopped};
+    if (o->gold_pos && tagged_new(&rn->tagged))
+        return cli_error("parse", "%s", cky_last_error());
     if (!o->ntreebanks) {
         const char *path = o->input ? o->input : "-";
         if (io_lines_open(path, &rn->in))
@@ -436,6 +481,8 @@ static int run_pipeline(run *rn, pipeline_stats *stats)
         io_lines_close(rn->in);
     if (rn->rd)
         tree_reader_close(rn->rd);
+    tagged_free(rn->tagged);
+    rn->tagged = NULL;
     rn->in = NULL;
     rn->rd = NULL;
     if (st)
@@ -535,6 +582,9 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
         /* a usage error, said */
     } else if (!loaded || parser_new(g, &o.popt, &rn.p)) {
         rc = cli_error("parse", "%s", cky_last_error());
+    } else if (o.gold_pos && o.popt.prune == PARSER_PRUNE_NONE) {
+        rc = cli_error("parse", "--gold-pos needs the coarse-to-fine cascade of a native .gr "
+                       "grammar, which %s lacks", o.grammar);
     } else if (o.popt.decoder == PARSER_DECODER_MAXRULE && !grammar_sum_is_exact(g)) {
         fprintf(stderr, "cky parse: note: %s is a text export, which lacks the sum closure "
                 "of the unary rules: max-rule uses its closed Viterbi unaries instead, so the "

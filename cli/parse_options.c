@@ -35,6 +35,7 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     o->gold_out = a->text[CLI_GOLD_OUT];
     o->masks = a->text[CLI_MASKS];
     o->prune_set = a->given[CLI_PRUNE];
+    o->gold_pos = a->given[CLI_GOLD_POS];
     o->treebanks = a->items[CLI_TREEBANK];
     o->ntreebanks = a->nitems[CLI_TREEBANK];
     o->score = a->given[CLI_SCORE];
@@ -134,11 +135,29 @@ static int check_files(const parse_options *o)
 }
 
 
+/* --gold-pos: the options it cannot go with. Returns 0 or the exit status. */
+static int check_gold_pos(const parse_options *o)
+{
+    const char *with = !o->gold_pos          ? NULL
+                       : o->ntreebanks       ? "--treebank"
+                       : o->tokenize         ? "--tokenize"
+                       : o->args.given[CLI_SHARD] ? "--shard"
+                       : o->prune_set && o->popt.prune == PARSER_PRUNE_NONE ? "--prune none"
+                       : o->backtrace_set    ? "--backtrace"
+                                             : NULL;
+    if (with)
+        return cli_usage_error("parse", "--gold-pos does not go with %s (gold tags are read "
+                               "from WORD<TAB>TAG lines by the pruned cascade)", with);
+    return 0;
+}
+
 int parse_options_read(int argc, char **argv, parse_options *o)
 {
     int rc = read_command_line(argc, argv, o);
     if (!rc)
         rc = check_engine_options(o);
+    if (!rc)
+        rc = check_gold_pos(o);
     if (!rc)
         rc = check_files(o);
     if (rc)

@@ -17,6 +17,7 @@ typedef struct parse_options {
     int devices_set, engines_set;
     int decoder_set, backtrace_set, prune_set;
     int shard_k, shard_n; /* --shard K/N (shard_n 0: every line) */
+    int gold_pos;         /* --gold-pos: word<TAB>tag lines, a sentence per block */
     int pipeline_stats;   /* test hook: what the pipeline did, on stderr */
     parser_options popt;
     cli_args args; /* as read (the treebanks point into it) */

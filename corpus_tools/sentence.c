@@ -82,14 +82,46 @@ cky_status sentence_from_words(char *const *words, int n, sentence *out)
     return CKY_OK;
 }
 
+cky_status sentence_from_tagged(char *const *words, char *const *tags, int n, sentence *out)
+{
+    size_t total = 0;
+    for (int k = 0; k < n; k++)
+        total += 5 * strlen(words[k]) + strlen(tags[k]) + 2;
+    memset(out, 0, sizeof *out);
+    out->buf = malloc(total + 1);
+    out->words = malloc((size_t)(n ? n : 1) * sizeof *out->words);
+    out->tags = malloc((size_t)(n ? n : 1) * sizeof *out->tags);
+    if (!out->buf || !out->words || !out->tags) {
+        sentence_free(out);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    char *w = out->buf;
+    for (int k = 0; k < n; k++) {
+        const unsigned char *s = (const unsigned char *)words[k];
+        size_t len = strlen(words[k]), i = 0;
+        out->words[k] = w;
+        while (i < len)
+            i += copy_char(s + i, len - i, &w);
+        *w++ = '\0';
+        size_t m = strlen(tags[k]) + 1;
+        memcpy(w, tags[k], m);
+        out->tags[k] = w;
+        w += m;
+    }
+    out->n = n;
+    return CKY_OK;
+}
+
 void sentence_free(sentence *s)
 {
     if (!s)
         return;
     free(s->buf);
     free(s->words);
+    free(s->tags);
     s->buf = NULL;
     s->words = NULL;
+    s->tags = NULL;
     s->n = 0;
 }
 

@@ -16,6 +16,8 @@ typedef struct sentence {
     int n;        /* number of words */
     char **words; /* n NUL-terminated UTF-8 words */
     char *buf;    /* storage of the words */
+    char **tags;  /* NULL, or n gold POS tags (sentence_from_tagged): the pruned decoder then
+                     restricts each word's lexicon to its tag, as the jar's -useGoldPOS */
 } sentence;
 
 /* Split `line` (len bytes, may contain NULs) into a sentence. */
@@ -23,6 +25,11 @@ cky_status sentence_from_line(const char *line, size_t len, sentence *out);
 
 /* A sentence holding copies of n given words (for words taken from treebank trees). */
 cky_status sentence_from_words(char *const *words, int n, sentence *out);
+
+/* A sentence of n words, each with its gold POS tag (copies of both). The words are written
+ * as sentence_from_line writes a word (invalid UTF-8 as U+FFFD, brackets as -LRB- -RRB-);
+ * the tags are kept as given. */
+cky_status sentence_from_tagged(char *const *words, char *const *tags, int n, sentence *out);
 
 void sentence_free(sentence *s);
 

@@ -55,6 +55,8 @@ typedef struct parse_result {
     /* the pruned decoder */
     int fallback;  /* 0: the tree of the pruned pass; 1: of the accurate thresholds' pass; 2:
                       of the exhaustive pass (decoder_options.fallback) */
+    int untagged;  /* 1: the sentence's gold tags (sentence.tags) gave no tree, and the tree
+                      is of the passes without them (the jar's -useGoldPOS retry) */
     int nlevel;    /* with decoder_options.levels: the coarse levels' statistics */
     struct prune_level *level; /* [nlevel] (malloc'ed), of the pass that gave the tree */
     double seconds[2];         /* wall seconds of the coarse passes and of the final pass */

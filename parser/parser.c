@@ -344,6 +344,11 @@ cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out)
     if (p->pool)
         return pool_parse(p->pool, s, n, out, p->opt.test.pool_chunk,
                           p->opt.engine == PARSER_ENGINE_GPU ? 1 : 4);
+    for (int k = 0; k < n; k++)
+        if (s[k].tags && p->dec != &pruned_decoder)
+            return cky_fail(CKY_ERR_UNSUPPORTED, "gold POS tags need pruning (the "
+                            "coarse-to-fine cascade of a native .gr grammar): the exhaustive "
+                            "%s decoder takes none", p->dec->title);
     int todo = 0;
     for (int k = 0; k < n; k++) {
         parse_result_init(&out[k]);

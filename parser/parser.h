@@ -150,7 +150,9 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
 /* Parse n sentences; out[k] is the result of s[k]. A failure of one sentence (no parse, too
  * long, even an error: a sentence whose chart or workspace cannot be allocated fails alone)
  * is reported in its result and does not stop the others; the return value is not CKY_OK
- * only if the whole batch could not be attempted (or an engine failed: a device error). */
+ * only if the whole batch could not be attempted (or an engine failed: a device error).
+ * Sentences with gold tags (sentence.tags) need pruning, whose decoder reads them:
+ * CKY_ERR_UNSUPPORTED otherwise. */
 cky_status parser_parse(parser *p, const sentence *s, int n, parse_result *out);
 
 /* How many sentences to hand parser_parse at once: enough to fill the engines (8,192 per

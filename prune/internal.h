@@ -9,6 +9,7 @@
 #ifndef CKY_PRUNE_INTERNAL_H
 #define CKY_PRUNE_INTERNAL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "../grammar/cascade.h"
@@ -70,7 +71,20 @@ struct prune_plan {
     int nword;               /* 64-bit words per set: (cap_n + 64) / 64 */
     double *after;          /* [maxtotal] a cell's unary terms */
     double *lex;            /* [maxtotal] lexical scores of one word */
+    const int *gold;        /* during prune_build_mask_tagged: the gold tag of each word */
 };
+
+/* The jar's -useGoldPOS in initializeChart: with gold tags, the lexical scores lex of word i
+ * over level grammar g keep only the tag p->gold[i] (none where it is -1). */
+static inline void prune_gold_lexicon(const prune_plan *p, const grammar *g, int i, double *lex)
+{
+    if (!p->gold)
+        return;
+    for (int t = 0; t < g->nsym; t++)
+        if (!g->phrasal[t] && t != p->gold[i])
+            for (int x = 0; x < g->nsub[t]; x++)
+                lex[g->sub_offset[t] + x] = -INFINITY;
+}
 
 /* Grow the work space to sentences of n words. */
 cky_status prune_reserve(prune_plan *p, int n);

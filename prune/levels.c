@@ -337,6 +337,7 @@ cky_status prune_level_passes(prune_plan *p, int k, char *const *words, int n, i
         const int *pos = pos_at(p, &v, i, i + 1);
         if ((st = grammar_score_word(g, words[i], i, p->lex)))
             return st;
+        prune_gold_lexicon(p, g, i, p->lex);
         for (int t = 0; t < g->nsym; t++)
             if (!g->phrasal[t] && pos[t] >= 0)
                 for (int x = 0; x < g->nsub[t]; x++)

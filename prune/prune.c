@@ -88,8 +88,8 @@ static void report_level(prune_plan *p, int k, int n, int failed, prune_level_fn
         on_level(ctx, k, g, &m);
 }
 
-cky_status prune_build_mask(prune_plan *p, char *const *words, int n, prune_mode mode,
-                            prune_level_fn on_level, void *ctx, prune_mask *out)
+static cky_status build_mask(prune_plan *p, char *const *words, int n, prune_mode mode,
+                             prune_level_fn on_level, void *ctx, prune_mask *out)
 {
     const grammar_cascade *c = p->cascade;
     const double *thr = mode == PRUNE_ACCURATE ? accurate_thresholds : fast_thresholds;
@@ -129,6 +129,32 @@ cky_status prune_build_mask(prune_plan *p, char *const *words, int n, prune_mode
     map_substates(p, n, c->level[last], fine, last >= 1 ? c->lchild[last] : NULL,
                   last >= 1 ? c->rchild[last] : NULL, out->fine.sub);
     return CKY_OK;
+}
+
+cky_status prune_build_mask(prune_plan *p, char *const *words, int n, prune_mode mode,
+                            prune_level_fn on_level, void *ctx, prune_mask *out)
+{
+    return prune_build_mask_tagged(p, words, NULL, n, mode, on_level, ctx, out);
+}
+
+cky_status prune_build_mask_tagged(prune_plan *p, char *const *words, const int *gold, int n,
+                                   prune_mode mode, prune_level_fn on_level, void *ctx,
+                                   prune_mask *out)
+{
+    p->gold = gold;
+    cky_status st = build_mask(p, words, n, mode, on_level, ctx, out);
+    p->gold = NULL;
+    return st;
+}
+
+void prune_mask_gold(const grammar *g, const int *gold, chart_mask *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        unsigned char *state = m->state + chart_cell(m->n, i, i + 1) * (size_t)m->nsym;
+        for (int t = 0; t < g->nsym; t++)
+            if (!g->phrasal[t] && t != gold[i])
+                state[t] = 0;
+    }
 }
 
 void prune_free_mask(prune_mask *m)

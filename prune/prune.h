@@ -70,6 +70,20 @@ void prune_free_plan(prune_plan *p);
 cky_status prune_build_mask(prune_plan *p, char *const *words, int n, prune_mode mode,
                             prune_level_fn on_level, void *ctx, prune_mask *out);
 
+/* prune_build_mask with gold POS tags (the jar's -useGoldPOS): at every level the lexicon of
+ * word i gives a score to the tag gold[i] alone (a fine symbol id, the same at every level;
+ * -1 or a phrasal symbol: to no tag), as the jar's initializeChart skips the other tags.
+ * gold NULL: prune_build_mask. The fine mask is the cascade's; the final pass restricts its
+ * own lexicon (prune_mask_gold). */
+cky_status prune_build_mask_tagged(prune_plan *p, char *const *words, const int *gold, int n,
+                                   prune_mode mode, prune_level_fn on_level, void *ctx,
+                                   prune_mask *out);
+
+/* The final pass's side of the gold tags: over each one-word cell (i, i+1) of mask m (for
+ * grammar g), disallow every POS tag but gold[i] (all of them where gold[i] is -1), which is
+ * what the jar's initializeChart does to the final level's lexicon. */
+void prune_mask_gold(const grammar *g, const int *gold, chart_mask *m);
+
 void prune_free_mask(prune_mask *m);
 
 /* The statistics of a mask over a level grammar, as prune_level documents (`level` 0 counts

@@ -201,6 +201,7 @@ cky_status prune_xbar_passes(prune_plan *p, char *const *words, int n, int *pars
         cky_status st = grammar_score_word(g, words[i], i, p->lex);
         if (st)
             return st;
+        prune_gold_lexicon(p, g, i, p->lex);
         double *cell = cell_of(p->vi, n, i, i + 1, g->nsym);
         for (int t = 0; t < g->nsym; t++)
             if (!g->phrasal[t])

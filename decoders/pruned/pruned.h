@@ -8,6 +8,11 @@
  * then exhaustively, never (()) where the grammar has a parse; the result says which pass
  * gave the tree) and whether each result carries the levels' statistics (levels).
  *
+ * Gold tags (sentence.tags, the jar's -useGoldPOS): each word's lexicon gives a score to its
+ * gold tag alone, at every level of the cascade and in the final pass; where that finds no
+ * tree, the sentence is parsed again without them, as the jar does (result.untagged), and
+ * only then do the fallbacks apply.
+ *
  * The pruned work is small, so the ref and cpu engines both run this code on host threads,
  * one sentence per thread; on the gpu engine it runs there too for now (the device pipeline
  * is issue 42's). Needs a native .gr grammar (its cascade). */

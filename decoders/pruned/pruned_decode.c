@@ -128,18 +128,21 @@ static cky_status final_pass(const decoder_env *env, const sentence *s, const ch
 }
 
 /* One pass: the cascade with thresholds `mode` (exhaustive: none), then the final pass; the
- * levels' statistics into r when asked for. */
-static cky_status one_pass(state *s, int worker, const sentence *sn, int exhaustive,
-                           prune_mode mode, parse_result *r)
+ * levels' statistics into r when asked for. gold (NULL: none): the gold tag of each word,
+ * which alone gets a lexical score, at every level and in the final pass (not exhaustive). */
+static cky_status one_pass(state *s, int worker, const sentence *sn, const int *gold,
+                           int exhaustive, prune_mode mode, parse_result *r)
 {
     const decoder_env *env = s->env;
     prune_mask m;
     memset(&m, 0, sizeof m);
     double t0 = clock_seconds();
     cky_status st = exhaustive ? CKY_OK
-                               : prune_build_mask(s->plan[worker], sn->words, sn->n, mode,
-                                                  NULL, NULL, &m);
+                               : prune_build_mask_tagged(s->plan[worker], sn->words, gold,
+                                                         sn->n, mode, NULL, NULL, &m);
     double t1 = clock_seconds();
+    if (!st && gold && !exhaustive)
+        prune_mask_gold(env->g, gold, &m.fine);
     if (!st) {
         tree_free(r->tree);
         r->tree = NULL;
@@ -166,22 +169,50 @@ typedef struct job {
     parse_result *out;
 } job;
 
-/* Sentence k: the pruned pass, and where it finds no tree (fallback) the accurate one, then
- * the exhaustive one. */
+/* The gold tags of sn as symbols of g (-1 for a tag g lacks or a phrasal symbol: no tag of
+ * the word gets a score, as the jar's tag numberer gives such a name a number of its own)
+ * into *out (malloc'ed; NULL without tags). */
+static cky_status gold_symbols(const grammar *g, const sentence *sn, int **out)
+{
+    *out = NULL;
+    if (!sn->tags)
+        return CKY_OK;
+    int *gold = malloc((size_t)sn->n * sizeof *gold);
+    if (!gold)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < sn->n; i++) {
+        int t = grammar_find_symbol(g, sn->tags[i]);
+        gold[i] = t >= 0 && !g->phrasal[t] ? t : -1;
+    }
+    *out = gold;
+    return CKY_OK;
+}
+
+/* Sentence k: with gold tags, the pruned pass with them, and where it finds no tree the
+ * jar's retry without them; then the pruned pass, and where it finds no tree (fallback) the
+ * accurate one, then the exhaustive one. */
 static cky_status one_sentence(void *arg, long k, int worker)
 {
     job *j = arg;
     const decoder_env *env = j->s->env;
     parse_result *r = &j->out[k];
     prune_mode mode = (prune_mode)env->opt.prune;
-    cky_status st = one_pass(j->s, worker, &j->sn[k], 0, mode, r);
+    int *gold;
+    cky_status st = gold_symbols(env->g, &j->sn[k], &gold);
+    if (!st)
+        st = one_pass(j->s, worker, &j->sn[k], gold, 0, mode, r);
+    if (!st && !r->tree && gold) {
+        r->untagged = 1;
+        st = one_pass(j->s, worker, &j->sn[k], NULL, 0, mode, r);
+    }
+    free(gold);
     if (!st && !r->tree && env->opt.fallback && mode != PRUNE_ACCURATE) {
         r->fallback = 1;
-        st = one_pass(j->s, worker, &j->sn[k], 0, PRUNE_ACCURATE, r);
+        st = one_pass(j->s, worker, &j->sn[k], NULL, 0, PRUNE_ACCURATE, r);
     }
     if (!st && !r->tree && env->opt.fallback) {
         r->fallback = 2;
-        st = one_pass(j->s, worker, &j->sn[k], 1, mode, r);
+        st = one_pass(j->s, worker, &j->sn[k], NULL, 1, mode, r);
     }
     if (st)
         parse_result_fail(r);
@@ -190,7 +221,7 @@ static cky_status one_sentence(void *arg, long k, int worker)
     else
         r->outcome = PARSE_NO_PARSE;
     if (!r->tree)
-        r->fallback = 0; /* no tree came of it */
+        r->fallback = r->untagged = 0; /* no tree came of it */
     return CKY_OK;
 }
 
