@@ -50,9 +50,9 @@ static const jar_option jar_options[J_NOPT] = {
                     "jar reads untokenized"},
     [J_VITERBI] = {"-viterbi", NULL, NO_RANGE, JAR_MAPPED, "--decoder viterbi",
                    "the Viterbi pass within the cascade, with the jar's back-trace"},
-    [J_BINARIZE] = {"-binarize", NULL, NO_RANGE, JAR_PENDING, "--binarize",
+    [J_BINARIZE] = {"-binarize", NULL, NO_RANGE, JAR_MAPPED, "--binarize",
                     "binarized trees, as the grammar has them"},
-    [J_SCORES] = {"-scores", NULL, NO_RANGE, JAR_PENDING, "--scores",
+    [J_SCORES] = {"-scores", NULL, NO_RANGE, JAR_MAPPED, "--scores",
                   "the inside score beside each label; with -viterbi -binarize (the jar's "
                   "max-rule and k-best trees take none: left out without -viterbi; refused "
                   "without -binarize, where the jar's label stripping mangles them)"},
@@ -61,22 +61,22 @@ static const jar_option jar_options[J_NOPT] = {
                                 "FunctionNodeStripper leaves alone (no '-', '=' or '^' after "
                                 "the first character: then it changes nothing); refused for a "
                                 "grammar trained with function labels"},
-    [J_SUBSTATES] = {"-substates", NULL, NO_RANGE, JAR_PENDING, "--substates",
+    [J_SUBSTATES] = {"-substates", NULL, NO_RANGE, JAR_MAPPED, "--substates",
                      "the substate of each label; with -viterbi -binarize (left out without "
                      "-viterbi and refused without -binarize, as -scores)"},
     [J_ACCURATE] = {"-accurate", NULL, NO_RANGE, JAR_MAPPED, "--prune accurate",
                     "the cascade's -accurate thresholds (without it: --prune berkeley)"},
-    [J_MODEL_SCORE] = {"-modelScore", NULL, NO_RANGE, JAR_PENDING, "--model-score",
+    [J_MODEL_SCORE] = {"-modelScore", NULL, NO_RANGE, JAR_MAPPED, "--model-score",
                        "the max-rule (or Viterbi) score before the tree; left out with "
                        "-confidence, which the jar prints instead"},
-    [J_CONFIDENCE] = {"-confidence", NULL, NO_RANGE, JAR_PENDING, "--confidence",
+    [J_CONFIDENCE] = {"-confidence", NULL, NO_RANGE, JAR_MAPPED, "--confidence",
                       "log P(tree | words) before the tree"},
-    [J_SENTENCE_LIKELIHOOD] = {"-sentence_likelihood", NULL, NO_RANGE, JAR_PENDING,
+    [J_SENTENCE_LIKELIHOOD] = {"-sentence_likelihood", NULL, NO_RANGE, JAR_MAPPED,
                                "--sentence-likelihood", "log P(words) before the tree"},
-    [J_TREE_LIKELIHOOD] = {"-tree_likelihood", NULL, NO_RANGE, JAR_PENDING, "--tree-likelihood",
+    [J_TREE_LIKELIHOOD] = {"-tree_likelihood", NULL, NO_RANGE, JAR_MAPPED, "--tree-likelihood",
                            "log P(tree, words) before the tree (the jar leaves out a tree of "
                            "likelihood -Infinity)"},
-    [J_VARIATIONAL] = {"-variational", NULL, NO_RANGE, JAR_PENDING, "--variational",
+    [J_VARIATIONAL] = {"-variational", NULL, NO_RANGE, JAR_MAPPED, "--variational",
                        "the variational rule scores instead of max-rule"},
     [J_RENDER] = {"-render", NULL, NO_RANGE, JAR_PENDING, "--render .",
                   "a picture of each tree in the working folder (the jar: a PNG named after "
@@ -91,7 +91,7 @@ static const jar_option jar_options[J_NOPT] = {
     [J_NTHREADS] = {"-nThreads", "N", INT_RANGE(-2147483647 - 1, 2147483647), JAR_MAPPED,
                     "--threads", "host threads (N < 1: 1; without it, cky's default, one per "
                     "core); the output is the jar's single-threaded one whatever N"},
-    [J_KBEST] = {"-kbest", "K", INT_RANGE(1, 100000), JAR_PENDING, "--kbest",
+    [J_KBEST] = {"-kbest", "K", INT_RANGE(1, 100000), JAR_MAPPED, "--kbest",
                  "the K best max-rule trees, a blank line after each list; -kbest 1, the "
                  "jar's default, needs no option"},
     [J_OUTPUT_FILE] = {"-outputFile", "FILE", NO_RANGE, JAR_MAPPED, "-o",
