@@ -103,16 +103,6 @@ static void print_row_members_json(const bench_run *b, const bench_row *w)
         printf(", \"profiled_pass_seconds\": %.4f, \"sub_batches\": %ld, \"oom_retries\": %ld",
                w->profiled, w->sub_batches, w->oom_retries);
     }
-    if (b->prune) {
-        const bench_prune *pr = &w->prune;
-        printf("  pruned       %s: coarse passes %.3f s, final pass %.3f s (the warm-up pass, "
-               "summed over the threads); parsed again: %ld accurate, %ld exhaustive\n"
-               "  kept         ", parser_prune_name(b->prune), pr->seconds[0], pr->seconds[1],
-               pr->fallback[0], pr->fallback[1]);
-        for (int l = 0; l < pr->nlevel; l++)
-            printf("%slevel %d %.3g%%", l ? ", " : "", l, 100 * rate(pr->kept[l], pr->possible[l]));
-        printf(" of the items of each level\n");
-    }
     const bench_e2e *e = &w->e2e;
     double kernel = b->n / w->best, run = e->total - e->startup;
     printf(", \"end_to_end\": {\"seconds\": %.4f, \"startup_seconds\": %.4f, "

@@ -97,6 +97,26 @@ Test(cli_bench, cpu_engine_json_has_an_entry_per_decoder, .timeout = 600)
     run_cleanup(d);
 }
 
+/* The pruned decoder's row in --json: its levels inside the row, and nothing but JSON. */
+Test(cli_bench, pruned_json_is_json, .timeout = 600)
+{
+    char d[64];
+    setup_short(d);
+    cr_assert_eq(run_sh(d, BENCH "-g '%s' -i short.txt --json --prune berkeley --decoder "
+                           "viterbi > out.json", RUN_GRAMMAR ".gr"), 0);
+    char *out = run_read(d, "out.json");
+    cr_assert(strstr(out, "\"pruned\": {\"coarse_seconds\": ") &&
+                  strstr(out, "\"levels\": [{\"level\": 0, \"kept\": "), "%s", out);
+    cr_assert_null(strstr(out, "  pruned  "), "text in the JSON: %s", out);
+    cr_assert_eq(out[0], '{', "%s", out);
+    cr_assert_eq(out[strlen(out) - 2], '}', "%s", out);
+    free(out);
+    if (run_sh(d, "command -v python3 >/dev/null") == 0)
+        cr_assert_eq(run_sh(d, "python3 -c 'import json, sys; b = json.load(open(\"out.json\"));"
+                               " sys.exit(b[\"prune\"] != \"berkeley\")'"), 0);
+    run_cleanup(d);
+}
+
 Test(cli_bench, text_grammar_runs_maxrule, .timeout = 600)
 {
     char d[64];
