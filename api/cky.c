@@ -252,6 +252,45 @@ static int parse_sentences(cky_parser *h, int k, sentence *s, int n, parse_resul
     return rc;
 }
 
+/* The sentences of lines[0..n) and their results, as cky_parser_parse and
+ * cky_parser_parse_kbest make them. */
+typedef struct line_batch {
+    sentence *s;
+    parse_result *r;
+    int n, parsed;
+} line_batch;
+
+/* Read lines[0..n) into b and parse them with h's parser (k 0) or its parser of k-best
+ * lists; 0 or -1 (with the error set). b is the caller's to free (batch_free) either way. */
+static int batch_parse(cky_parser *h, int k, const char *const *lines, int n, int tokenize,
+                       line_batch *b)
+{
+    *b = (line_batch){calloc((size_t)(n ? n : 1), sizeof *b->s),
+                      calloc((size_t)(n ? n : 1), sizeof *b->r), n, 0};
+    int rc = b->s && b->r ? 0 : -1;
+    if (rc)
+        cky_fail(CKY_ERR_NOMEM, "out of memory for %d sentences", n);
+    if (!rc)
+        rc = read_lines(lines, n, tokenize, b->s);
+    if (!rc) {
+        rc = parse_sentences(h, k, b->s, n, b->r);
+        b->parsed = !rc;
+    }
+    return rc;
+}
+
+/* Free b's sentences and results (those parse_sentences filled). */
+static void batch_free(line_batch *b)
+{
+    for (int k = 0; k < b->n && b->s && b->r; k++) {
+        if (b->parsed)
+            parse_result_clear(&b->r[k]);
+        sentence_free(&b->s[k]);
+    }
+    free(b->s);
+    free(b->r);
+}
+
 int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokenize,
                      char **trees, int *outcomes, char **messages)
 {
@@ -259,17 +298,10 @@ int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokeniz
         cky_fail(CKY_ERR_ARG, "cky_parser_parse: invalid arguments");
         return -1;
     }
-    sentence *s = calloc((size_t)(n ? n : 1), sizeof *s);
-    parse_result *r = calloc((size_t)(n ? n : 1), sizeof *r);
-    int rc = s && r ? 0 : -1, parsed = 0;
-    if (rc)
-        cky_fail(CKY_ERR_NOMEM, "out of memory for %d sentences", n);
-    if (!rc)
-        rc = read_lines(lines, n, tokenize, s);
-    if (!rc) {
-        rc = parse_sentences(p, 0, s, n, r);
-        parsed = !rc;
-    }
+    line_batch b;
+    int rc = batch_parse(p, 0, lines, n, tokenize, &b);
+    sentence *s = b.s;
+    parse_result *r = b.r;
     for (int k = 0; k < n && !rc; k++) {
         trees[k] = tree_string(r[k].tree);
         outcomes[k] = (int)r[k].outcome;
@@ -285,13 +317,7 @@ int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokeniz
             rc = -1;
         }
     }
-    for (int k = 0; k < n && s && r; k++) {
-        if (parsed)
-            parse_result_clear(&r[k]);
-        sentence_free(&s[k]);
-    }
-    free(s);
-    free(r);
+    batch_free(&b);
     return rc;
 }
 
@@ -319,17 +345,10 @@ int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int t
         cky_fail(CKY_ERR_ARG, "cky_parser_parse_kbest: invalid arguments");
         return -1;
     }
-    sentence *s = calloc((size_t)(n ? n : 1), sizeof *s);
-    parse_result *r = calloc((size_t)(n ? n : 1), sizeof *r);
-    int rc = s && r ? 0 : -1, parsed = 0;
-    if (rc)
-        cky_fail(CKY_ERR_NOMEM, "out of memory for %d sentences", n);
-    if (!rc)
-        rc = read_lines(lines, n, tokenize, s);
-    if (!rc) {
-        rc = parse_sentences(p, kb, s, n, r);
-        parsed = !rc;
-    }
+    line_batch b;
+    int rc = batch_parse(p, kb, lines, n, tokenize, &b);
+    sentence *s = b.s;
+    parse_result *r = b.r;
     for (int k = 0; k < n && !rc; k++) {
         char **t = trees + (size_t)k * kb;
         double *sc = scores + (size_t)k * kb;
@@ -359,13 +378,7 @@ int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int t
             rc = -1;
         }
     }
-    for (int k = 0; k < n && s && r; k++) {
-        if (parsed)
-            parse_result_clear(&r[k]);
-        sentence_free(&s[k]);
-    }
-    free(s);
-    free(r);
+    batch_free(&b);
     return rc;
 }
 
