@@ -171,14 +171,20 @@ static cky_status score_words(gpu_engine *e, const sentence *s, int n, const lon
 
 /* ---- one sub-batch ---- */
 
-/* Device bytes a sentence of n words needs (charts, items, the sum-product layers, the
- * decoder's own), for sub-batch sizing. */
-static size_t sentence_bytes(const gpu_engine *e, int n, const gpu_decoder *dec)
+/* The binary work items of a sentence of n words, all families. */
+static long sentence_items(int n)
 {
     long c[CODEGEN_NFAMILY], nitem = 0;
     plan_count_items(n, c);
     for (int f = 0; f < CODEGEN_NFAMILY; f++)
         nitem += c[f];
+    return nitem;
+}
+
+/* Device bytes a sentence of n words and nitem work items needs (charts, items, the
+ * sum-product layers, the decoder's own), for sub-batch sizing. */
+static size_t sentence_bytes(const gpu_engine *e, int n, long nitem, const gpu_decoder *dec)
+{
     size_t items = (size_t)nitem * 3 + chart_ncells(n) + 1;
     size_t b = chart_ncells(n) * (size_t)e->dev->nsub * 2 * sizeof(float) + items * sizeof(int) +
                dec->sentence_bytes(dec->ctx, n);
@@ -356,12 +362,15 @@ cky_status gpu_engine_parse(gpu_engine *e, const sentence *s, int n, const gpu_d
     int first = 0, limit = n;
     while (first < n) {
         size_t bytes = 0;
+        long items = 0; /* a sum-product plan numbers its items as int (plan_add_pull) */
         int m = 0;
         while (first + m < n && m < limit) {
-            size_t b = sentence_bytes(e, s[first + m].n, dec);
-            if (m > 0 && bytes + b > budget)
+            long c = sentence_items(s[first + m].n);
+            size_t b = sentence_bytes(e, s[first + m].n, c, dec);
+            if (m > 0 && (bytes + b > budget || (sum && items + c > PLAN_PULL_ITEMS)))
                 break;
             bytes += b;
+            items += c;
             m++;
         }
         cky_status st = parse_sub(e, s + first, m, first, dec);

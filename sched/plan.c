@@ -211,14 +211,26 @@ static cky_status walk_pulls(plan *p, int threads, int *item)
     return st;
 }
 
+cky_status plan_check_pull(const plan *p)
+{
+    if (p->nitem <= PLAN_PULL_ITEMS)
+        return CKY_OK;
+    return cky_fail(CKY_ERR_LIMIT, "%ld work items (%d words), more than the %ld that the "
+                    "outside pass numbers (max-rule: a sentence of at most %d words)",
+                    p->nitem, p->maxn, PLAN_PULL_ITEMS, plan_pull_words());
+}
+
 cky_status plan_add_pull(plan *p, int threads)
 {
+    cky_status st = plan_check_pull(p);
+    if (st)
+        return st;
     size_t nseg = (size_t)(p->maxn + 1) * CODEGEN_NFAMILY * 2;
     free(p->pull);
     p->pull = calloc(nseg, sizeof *p->pull);
     if (!p->pull)
         return cky_fail(CKY_ERR_NOMEM, "out of memory for the pull lists of a plan");
-    cky_status st = walk_pulls(p, threads, NULL);
+    st = walk_pulls(p, threads, NULL);
     if (st)
         return st;
     long m = 0;
@@ -229,6 +241,21 @@ cky_status plan_add_pull(plan *p, int threads)
     p->npull = m;
     CKY_ASSERT(m == 2 * p->nitem, "%ld pull entries for %ld items", m, p->nitem);
     return CKY_OK;
+}
+
+int plan_pull_words(void)
+{
+    /* items(n + 1) = items(n) + the items of one cell of each span 2 .. n + 1 */
+    long items = 0, cells = 0;
+    int n = 1;
+    for (;;) {
+        for (int f = 0; f < CODEGEN_NFAMILY; f++)
+            cells += plan_cell_items((codegen_family_id)f, n + 1);
+        if (items + cells > PLAN_PULL_ITEMS)
+            return n;
+        items += cells;
+        n++;
+    }
 }
 
 cky_status plan_fill_pulls(const plan *p, int threads, int *item)

@@ -69,7 +69,20 @@ void plan_fill_cells(const plan *p, int d, int *cells);
  * at most one item per (family, side, parent span), and each list's items of a cell are
  * consecutive. Lists are numbered in (d, f, side) order. */
 
-/* Count the pull lists of p (p->npull, p->pull) on `threads` host threads. CKY_ERR_NOMEM. */
+/* The most work items a plan with pull lists may have: the lists hold the items' indices as
+ * int. */
+#define PLAN_PULL_ITEMS 2147483647L
+
+/* The most words of a sentence whose plan stays within PLAN_PULL_ITEMS (2,342). */
+int plan_pull_words(void);
+
+/* CKY_ERR_LIMIT, with its message, when p has more than PLAN_PULL_ITEMS items (the caller
+ * parses fewer sentences at once, and a sentence longer than plan_pull_words() fails
+ * alone); else CKY_OK. */
+cky_status plan_check_pull(const plan *p);
+
+/* Count the pull lists of p (p->npull, p->pull) on `threads` host threads. plan_check_pull's
+ * CKY_ERR_LIMIT; CKY_ERR_NOMEM. */
 cky_status plan_add_pull(plan *p, int threads);
 
 /* Fill every pull list of p (after plan_add_pull) on `threads` host threads: list (d, f,

@@ -120,6 +120,32 @@ Test(cli_robust, big_sentence_fails_alone, .timeout = 600)
     run_cleanup(d);
 }
 
+/* Max-rule's outside pass numbers a batch's work items as int: a sentence past that
+ * (2,343 words) fails alone with a message saying why and the longest that fits, the lines
+ * around it parsed (the cpu engine here; gpu_maxrule/item_limit_fails_alone on a GPU). */
+Test(cli_robust, maxrule_past_the_item_limit_fails_alone, .timeout = 600)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "head -3 '%s/data/ptb-sample/dev.txt' > mix.txt && "
+                        "(yes the | head -2343 | tr '\\n' ' '; echo) >> mix.txt && "
+                        "sed -n 4,6p '%s/data/ptb-sample/dev.txt' >> mix.txt",
+                        CKY_SHARED, CKY_SHARED), 0);
+    int st = run_sh(d, CPU "--decoder maxrule --max-length 100000 -i mix.txt > out 2>err");
+    char *out = run_read(d, "out"), *err = run_read(d, "err");
+    cr_assert_eq(st, 3, "exit status %d; stderr: %s", st, err);
+    int line = 0;
+    for (const char *c = out; *c; c = strchr(c, '\n') + 1) {
+        line++;
+        cr_assert_eq(!strncmp(c, "(())\n", 5), line == 4, "line %d; stderr: %s", line, err);
+    }
+    cr_assert_eq(line, 7, "%d lines out", line);
+    cr_assert(strstr(err, "mix.txt:4:") && strstr(err, "at most 2342 words"), "%s", err);
+    free(out);
+    free(err);
+    run_cleanup(d);
+}
+
 static double now(void)
 {
     struct timespec t;

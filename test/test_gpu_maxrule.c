@@ -14,6 +14,7 @@
 #include "../gpu/gpu.h"
 #include "../engines/cpu/cpu_sum.h"
 #include "../parser/parser.h"
+#include "../sched/plan.h"
 #include "test_dev.h"
 
 #define GRAMMARS CKY_SHARED "/grammars/"
@@ -246,5 +247,36 @@ Test(gpu_maxrule, long_sentence, .timeout = 600)
     parse_result_clear(&cpu);
     parse_result_clear(&r);
     sentence_free(&one);
+    grammar_free(g);
+}
+
+/* A sentence past the outside pass's item limit (plan_pull_words() + 1 words: its items
+ * numbered as int would overflow) between two short ones: it alone fails, with the limit's
+ * message, and the short ones get the cpu engine's bits. */
+Test(gpu_maxrule, item_limit_fails_alone, .timeout = 600)
+{
+    need_gpu();
+    grammar *g;
+    cr_assert_eq(grammar_load(GRAMMARS "sample-sm1/sample-sm1.gr", &g), CKY_OK, "%s",
+                 cky_last_error());
+    sentence s[3], cpu_s[2];
+    cr_assert_eq(dev_sentences(2, 40, cpu_s), 2);
+    s[0] = cpu_s[0];
+    dev_long_sentence(plan_pull_words() + 1, 40, &s[1]);
+    s[2] = cpu_s[1];
+    parse_result r[3], cpu[2];
+    run(g, PARSER_ENGINE_GPU, 0, s, 3, r);
+    cr_assert_eq(r[1].outcome, PARSE_FAILED);
+    cr_assert(r[1].error && strstr(r[1].error, "work items"), "%s", r[1].error);
+    run(g, PARSER_ENGINE_CPU, 0, cpu_s, 2, cpu);
+    parse_result gpu_short[2] = {r[0], r[2]};
+    same_results(cpu, gpu_short, 2, "cpu vs gpu beside the long sentence");
+    for (int k = 0; k < 3; k++)
+        parse_result_clear(&r[k]);
+    for (int k = 0; k < 2; k++) {
+        parse_result_clear(&cpu[k]);
+        sentence_free(&cpu_s[k]);
+    }
+    sentence_free(&s[1]);
     grammar_free(g);
 }

@@ -287,3 +287,26 @@ Test(decode, table_and_unknown_decoder)
     cr_assert_eq(parser_new(NULL, &o, &p), CKY_ERR_ARG);
     cr_assert_null(p);
 }
+
+/* A plan with pull lists numbers its items as int: plan_pull_words() words fit (the figure
+ * the header gives), one more word, or two such sentences in one plan, are CKY_ERR_LIMIT
+ * (a sentence that fails alone), refused before any list is walked. */
+Test(plan, pull_lists_refuse_more_items_than_an_int_numbers)
+{
+    int n = plan_pull_words();
+    cr_assert_eq(n, 2342); /* as plan.h says */
+    int len[] = {n, n + 1};
+    plan p;
+    cr_assert_eq(plan_new(len, 1, &p), CKY_OK);
+    cr_assert_leq(p.nitem, PLAN_PULL_ITEMS);
+    plan_free(&p);
+    cr_assert_eq(plan_new(len + 1, 1, &p), CKY_OK);
+    cr_assert_gt(p.nitem, PLAN_PULL_ITEMS);
+    cr_assert_eq(plan_add_pull(&p, 1), CKY_ERR_LIMIT);
+    cr_assert(strstr(cky_last_error(), "at most 2342 words"), "%s", cky_last_error());
+    plan_free(&p);
+    int two[] = {n, n};
+    cr_assert_eq(plan_new(two, 2, &p), CKY_OK);
+    cr_assert_eq(plan_add_pull(&p, 1), CKY_ERR_LIMIT);
+    plan_free(&p);
+}

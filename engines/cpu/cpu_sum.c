@@ -82,8 +82,8 @@ cky_status cpu_sum_batch_new(cpu_engine *e, sum_chart *const *ch, int n, int pul
         len[k] = ch[k]->n;
     cky_status st = plan_new(len, n, &b->p);
     free(len);
-    if (!st && pull)
-        st = plan_add_pull(&b->p, 1);
+    if (!st) /* the inside pass too: the outside pass after it could not run */
+        st = pull ? plan_add_pull(&b->p, 1) : plan_check_pull(&b->p);
     const plan *p = &b->p;
     if (!st) {
         b->left = malloc((size_t)(p->nitem ? p->nitem : 1) * 4 * sizeof *b->left);
