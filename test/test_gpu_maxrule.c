@@ -1,8 +1,9 @@
 /* The max-rule decoder on the gpu engine (gpu/gpu.h, decode_maxrule_gpu) against the
  * cpu engine's: the same results bit for bit (log P, the max-rule score, the tree) for dev
- * sentences of sample-sm1 and sample-sm3, with two workspace widths, and a 200-word sentence
- * finite. Equal log P doubles need the same float bits of the root's inside layer and
- * exponent, and equal max-rule scores the same layers under the tree. Skipped without a
+ * sentences of sample-sm1 and sample-sm3, with two workspace widths, a 200-word sentence
+ * finite, and a sentence that cannot be parsed failing alone (Viterbi's too). Equal log P
+ * doubles need the same float bits of the root's inside layer and exponent, and equal
+ * max-rule scores the same layers under the tree. Skipped without a
  * CUDA device. CKY_GPU_TEST_GRAMMAR=PATH (a .gr) and CKY_GPU_TEST_MAXLEN=N add a grammar
  * (device runs), with the kernel cache CKY_CACHE when set (else the build's test cache). */
 #include <criterion/criterion.h>
@@ -31,18 +32,25 @@ static void need_gpu(void)
         cr_skip_test("no CUDA device: the GPU max-rule decoder is not tested here");
 }
 
-static void run(const grammar *g, parser_engine engine, int workspace, const sentence *s, int n,
-                parse_result *out)
+static void run_decoder(const grammar *g, parser_engine engine, parser_decoder decoder,
+                        int workspace, const sentence *s, int n, parse_result *out)
 {
     parser_options o = parser_default_options();
     o.engine = engine;
-    o.decoder = PARSER_DECODER_MAXRULE;
+    o.decoder = decoder;
+    o.max_length = 100000;
     o.workspace = workspace;
     o.cache_dir = test_cache();
     parser *p;
     cr_assert_eq(parser_new(g, &o, &p), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(parser_parse(p, s, n, out), CKY_OK, "%s", cky_last_error());
     parser_free(p);
+}
+
+static void run(const grammar *g, parser_engine engine, int workspace, const sentence *s, int n,
+                parse_result *out)
+{
+    run_decoder(g, engine, PARSER_DECODER_MAXRULE, workspace, s, n, out);
 }
 
 static void same_results(const parse_result *a, const parse_result *b, int n, const char *what)
@@ -250,10 +258,12 @@ Test(gpu_maxrule, long_sentence, .timeout = 600)
     grammar_free(g);
 }
 
-/* A sentence past the outside pass's item limit (plan_pull_words() + 1 words: its items
- * numbered as int would overflow) between two short ones: it alone fails, with the limit's
- * message, and the short ones get the cpu engine's bits. */
-Test(gpu_maxrule, item_limit_fails_alone, .timeout = 600)
+/* A sentence that cannot be parsed between two short ones, in each decoder: max-rule's
+ * past the outside pass's item limit (plan_pull_words() + 1 words, its items numbered as
+ * int would overflow: the limit's message), Viterbi's too big for the memory (5,000 words:
+ * out of memory, which must not be left for the next sentence's launches to report). It
+ * alone fails; the short ones get the cpu engine's bits. */
+static void check_fails_alone(parser_decoder decoder, int words, const char *message)
 {
     need_gpu();
     grammar *g;
@@ -262,13 +272,13 @@ Test(gpu_maxrule, item_limit_fails_alone, .timeout = 600)
     sentence s[3], cpu_s[2];
     cr_assert_eq(dev_sentences(2, 40, cpu_s), 2);
     s[0] = cpu_s[0];
-    dev_long_sentence(plan_pull_words() + 1, 40, &s[1]);
+    dev_long_sentence(words, 40, &s[1]);
     s[2] = cpu_s[1];
     parse_result r[3], cpu[2];
-    run(g, PARSER_ENGINE_GPU, 0, s, 3, r);
-    cr_assert_eq(r[1].outcome, PARSE_FAILED);
-    cr_assert(r[1].error && strstr(r[1].error, "work items"), "%s", r[1].error);
-    run(g, PARSER_ENGINE_CPU, 0, cpu_s, 2, cpu);
+    run_decoder(g, PARSER_ENGINE_GPU, decoder, 0, s, 3, r);
+    cr_assert_eq(r[1].outcome, PARSE_FAILED, "%d words: outcome %d", words, r[1].outcome);
+    cr_assert(r[1].error && strstr(r[1].error, message), "%s", r[1].error);
+    run_decoder(g, PARSER_ENGINE_CPU, decoder, 0, cpu_s, 2, cpu);
     parse_result gpu_short[2] = {r[0], r[2]};
     same_results(cpu, gpu_short, 2, "cpu vs gpu beside the long sentence");
     for (int k = 0; k < 3; k++)
@@ -279,4 +289,14 @@ Test(gpu_maxrule, item_limit_fails_alone, .timeout = 600)
     }
     sentence_free(&s[1]);
     grammar_free(g);
+}
+
+Test(gpu_maxrule, item_limit_fails_alone, .timeout = 600)
+{
+    check_fails_alone(PARSER_DECODER_MAXRULE, plan_pull_words() + 1, "work items");
+}
+
+Test(gpu_maxrule, viterbi_out_of_memory_fails_alone, .timeout = 600)
+{
+    check_fails_alone(PARSER_DECODER_VITERBI, 5000, "out of memory");
 }

@@ -6,8 +6,12 @@ cky_status gpu_check_cuda(cudaError_t e, const char *call, const char *file, int
     if (e == cudaSuccess)
         return CKY_OK;
     cky_status st = CKY_ERR_CUDA;
-    if (e == cudaErrorMemoryAllocation)
+    if (e == cudaErrorMemoryAllocation) {
+        /* not sticky, but kept as the runtime's last error: cleared here, or the next
+         * launch's cudaGetLastError would report it again (a later sentence failing) */
+        cudaGetLastError();
         st = CKY_ERR_NOMEM;
+    }
     else if (e == cudaErrorNoDevice || e == cudaErrorInsufficientDriver ||
              e == cudaErrorInvalidDevice)
         st = CKY_ERR_NO_DEVICE;

@@ -5,7 +5,8 @@
  *
  * On failure it records "FILE:LINE: CALL: ERROR NAME: ERROR TEXT" with cky_fail and returns
  * CKY_ERR_CUDA (CKY_ERR_NOMEM for out-of-memory, CKY_ERR_NO_DEVICE for no device or driver,
- * CKY_ERR_COMPILE for NVRTC). The result type picks the decoder (C11 _Generic), so one macro
+ * CKY_ERR_COMPILE for NVRTC; an out-of-memory error is cleared from the runtime's last
+ * error, so that the next call does not see it again). The result type picks the decoder (C11 _Generic), so one macro
  * serves both APIs; C only (the .cu launchers return cudaError_t to C callers). */
 #ifndef CKY_UTIL_GPU_CHECK_H
 #define CKY_UTIL_GPU_CHECK_H
