@@ -3,10 +3,9 @@
  * cky parse options that write what the jar writes (docs/berkeley.md).
  *
  * One table (`jar_options`) says, for every option of the jar's BerkeleyParser.Options,
- * what cky parse option it becomes, or why it is refused: a row whose cky parse option is
- * not there yet is PENDING (refused, naming it) and is enabled by making it MAPPED. The
- * jar's reading of its arguments (OptionParser): single-dash names, a flag takes no value,
- * the others the next argument, a later one overrides an earlier one, -h prints the help.
+ * what cky parse option it becomes, or why it is refused. The jar's reading of its
+ * arguments (OptionParser): single-dash names, a flag takes no value, the others the next
+ * argument, a later one overrides an earlier one, -h prints the help.
  * What cky parse adds to every run: the jar's cascade (--prune berkeley, or accurate) and
  * no fallback (--prune-fallback off: the jar's (()) where its cascade keeps no tree). */
 #include <stdio.h>
@@ -18,7 +17,6 @@
 
 typedef enum jar_state {
     JAR_MAPPED,  /* becomes `cky` (a value option: `cky` then the value) */
-    JAR_PENDING, /* its cky parse option (`cky`) is not there yet: refused, naming it */
     JAR_REFUSED  /* cky does not do what it does: refused, `note` says why */
 } jar_state;
 
@@ -78,9 +76,10 @@ static const jar_option jar_options[J_NOPT] = {
                            "likelihood -Infinity)"},
     [J_VARIATIONAL] = {"-variational", NULL, NO_RANGE, JAR_MAPPED, "--variational",
                        "the variational rule scores instead of max-rule"},
-    [J_RENDER] = {"-render", NULL, NO_RANGE, JAR_PENDING, "--render .",
-                  "a picture of each tree in the working folder (the jar: a PNG named after "
-                  "the letters of the line; cky: its own pictures)"},
+    [J_RENDER] = {"-render", NULL, NO_RANGE, JAR_MAPPED, "--render .",
+                  "a picture of each tree in the working folder, as the jar: cky's are SVG, "
+                  "NNNNNN.svg after the input line's number (the jar: a PNG named after the "
+                  "letters of the line)"},
     [J_CHINESE] = {"-chinese", NULL, NO_RANGE, JAR_REFUSED, NULL,
                    "the jar's Chinese unknown-word features: cky's lexicon has the English "
                    "signatures only, and no Chinese grammar is here"},
@@ -138,9 +137,7 @@ static void usage(FILE *f)
                  o->value ? o->value : "");
         snprintf(cky, sizeof cky, "%s%s%s", o->cky ? o->cky : "-", o->cky && o->value ? " " : "",
                  o->cky && o->value ? o->value : "");
-        const char *state = o->state == JAR_PENDING ? " (pending: refused until cky parse has it)"
-                            : o->state == JAR_REFUSED ? " (refused)"
-                                                      : "";
+        const char *state = o->state == JAR_REFUSED ? " (refused)" : "";
         char text[1024];
         snprintf(text, sizeof text, "%s%s: %s", cky, state, o->note);
         int col = fprintf(f, "  %-22s  ", head);
@@ -265,9 +262,6 @@ static int translate(const jar_args *a, char **argv, int *argc, char store[][64]
         const jar_option *o = &jar_options[k];
         if (!jar_uses(a, k) || k == J_ACCURATE)
             continue;
-        if (o->state == JAR_PENDING)
-            return cli_usage_error("berkeley", "%s: not yet: it needs cky parse's %s, which "
-                                   "is not there yet (docs/berkeley.md)", o->flag, o->cky);
         if (o->state == JAR_REFUSED)
             return cli_usage_error("berkeley", "%s is not supported: %s", o->flag, o->note);
         if (!o->cky)

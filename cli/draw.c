@@ -30,15 +30,38 @@ static const char usage_text[] =
     "exit status: 0 drawn; 1 a file could not be read or written, or a tree is malformed\n"
     "(the message names the file, line and column); 2 usage error.\n";
 
-/* Write the n layouts into `path` as one SVG. Returns 0 or 1 after a message. */
-static int write_svg(const char *path, const tree_layout *l, int n)
+/* Write the n trees into `path` as one SVG (stdout for "-", gzipped for .gz). Returns 0 or
+ * 1 after a message. */
+static int write_svg(const char *path, const tree *const *trees, int n)
 {
+    tree_draw_style style = tree_draw_style_default();
     output *out;
     if (output_open(path, &out) != CKY_OK)
         return cli_error("draw", "%s", cky_last_error());
-    tree_draw_svg(output_file(out), l, n);
+    if (tree_draw_svg_trees(output_file(out), trees, n, &style) != CKY_OK) {
+        output_abort(out);
+        return cli_error("draw", "%s", cky_last_error());
+    }
     if (output_commit(out) != CKY_OK)
         return cli_error("draw", "%s", cky_last_error());
+    return 0;
+}
+
+/* Keep t at the end of *trees (of *n, room for *cap). Returns 0 or 1 after a message (t is
+ * freed then). */
+static int keep_tree(tree ***trees, int *n, int *cap, tree *t)
+{
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 64;
+        tree **a = realloc(*trees, (size_t)c * sizeof *a);
+        if (!a) {
+            tree_free(t);
+            return cli_error("draw", "out of memory");
+        }
+        *trees = a;
+        *cap = c;
+    }
+    (*trees)[(*n)++] = t;
     return 0;
 }
 
@@ -52,54 +75,32 @@ static int draw(const char *in, const char *path, const char *dir)
         return cli_error("draw", "%s", cky_last_error());
     tree_draw_style style = tree_draw_style_default();
     tree **trees = NULL; /* what the stacked picture keeps */
-    tree_layout *layouts = NULL;
     int n = 0, cap = 0, rc = 0;
     for (long count = 1; !rc; count++) {
         tree *t;
-        tree_layout l;
         if (tree_reader_next(r, &t) != CKY_OK) {
             rc = cli_error("draw", "%s", cky_last_error());
             break;
         }
         if (!t)
             break;
-        if (tree_draw_layout(t, &style, &l) != CKY_OK) {
-            rc = cli_error("draw", "%s:%ld: %s", name, tree_reader_line(r), cky_last_error());
-        } else if (dir) {
-            char file[4096];
-            snprintf(file, sizeof file, "%s/%04ld.svg", dir, count);
-            rc = write_svg(file, &l, 1);
-            tree_draw_layout_free(&l);
-        } else {
-            if (n == cap) {
-                cap = cap ? 2 * cap : 64;
-                void *a = realloc(trees, (size_t)cap * sizeof *trees);
-                trees = a ? a : trees;
-                void *b = realloc(layouts, (size_t)cap * sizeof *layouts);
-                layouts = b ? b : layouts;
-                if (!a || !b) {
-                    tree_draw_layout_free(&l);
-                    tree_free(t);
-                    rc = cli_error("draw", "out of memory");
-                    break;
-                }
-            }
-            trees[n] = t;
-            layouts[n++] = l;
+        if (!dir) {
+            rc = keep_tree(&trees, &n, &cap, t);
             continue;
         }
+        char file[4096];
+        snprintf(file, sizeof file, "%s/%04ld.svg", dir, count);
+        if (tree_draw_write_file(file, (const tree *const *)&t, 1, &style) != CKY_OK)
+            rc = cli_error("draw", "%s:%ld: %s", name, tree_reader_line(r), cky_last_error());
         tree_free(t);
     }
     tree_reader_close(r);
     if (!rc && !dir && n == 0)
         rc = cli_error("draw", "%s: no trees", name);
     if (!rc && !dir)
-        rc = write_svg(path, layouts, n);
-    for (int k = 0; k < n; k++) {
-        tree_draw_layout_free(&layouts[k]);
+        rc = write_svg(path, (const tree *const *)trees, n);
+    for (int k = 0; k < n; k++)
         tree_free(trees[k]);
-    }
-    free(layouts);
     free(trees);
     return rc;
 }

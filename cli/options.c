@@ -174,6 +174,14 @@ static const option_def table[CLI_NOPT] = {
     [CLI_EVAL] = {"eval", 0, NULL, FLAG, 0, 0, NULL,
                   "with --treebank: print the EVALB summary (COLLINS.prm) of the parses against "
                   "the gold trees (on stdout with -o, else stderr)"},
+    [CLI_RENDER] = {"render", 0, "DIR", TEXT, 0, 0, NULL,
+                    "also draw each sentence's tree (as `cky draw` draws it; with --kbest its "
+                    "list, stacked) into DIR/NNNNNN.svg, NNNNNN the input line (the first line "
+                    "of a --gold-pos sentence, the number of a --treebank tree), six digits or "
+                    "more, every line getting one ((()): \"(no parse)\"); each file written "
+                    "whole or not at all; DIR is made if it is not there (one level, as mkdir) "
+                    "and refused if it is not a folder cky can write in; the Berkeley parser's "
+                    "-render, which writes PNG files"},
     [CLI_CONFIDENCE] = {"confidence", 0, NULL, FLAG, 0, 0, NULL,
                         "prefix each tree with log P(tree | words) and a tab, as the Berkeley "
                         "parser's -confidence (its tree re-binarized and scored over every "

@@ -20,6 +20,7 @@ typedef enum cli_opt {
     CLI_GOLD_POS, /* cky parse --gold-pos, the jar's -useGoldPOS */
     /* cky parse */
     CLI_TOKENIZE, CLI_SCORE, CLI_SHARD, CLI_TREEBANK, CLI_GOLD_OUT, CLI_EVAL,
+    CLI_RENDER, /* cky parse --render DIR, the jar's -render */
     /* cky parse: the Berkeley parser's scores and trees (its -confidence, -modelScore,
      * -sentence_likelihood, -tree_likelihood, -binarize, -variational, -substates,
      * -scores) */

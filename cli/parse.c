@@ -16,6 +16,7 @@
 #include "../corpus_tools/tagged.h"
 #include "../corpus_tools/tokenize.h"
 #include "../corpus_tools/tree.h"
+#include "../corpus_tools/tree_draw.h"
 #include "../decoders/maxrule/maxrule.h"
 #include "../parser/parser.h"
 #include "../prune/prune.h"
@@ -193,11 +194,20 @@ static pipeline_read read_lines(void *ctx, pipeline_batch *b)
             free(tokens);
             if (st)
                 return read_failed(rn, st);
-            b->line[b->n++] = io_lines_number(rn->in);
+            b->item[b->n] = io_lines_number(rn->in);
+            b->line[b->n] = b->item[b->n];
+            b->n++;
         }
         if (b->n == b->cap || !io_lines_pending(rn->in))
             return PIPELINE_MORE;
     }
+}
+
+/* --gold-pos: the sentence just read into b (b->s[b->n]) is in: its first line names it. */
+static void add_tagged(const run *rn, pipeline_batch *b)
+{
+    b->line[b->n] = b->item[b->n] = rn->tagged_line;
+    b->n++;
 }
 
 /* Reader stage, --gold-pos: sentences of word<TAB>tag lines (corpus_tools/tagged.h), each
@@ -219,7 +229,7 @@ static pipeline_read read_tagged(void *ctx, pipeline_batch *b)
             if ((st = tagged_finish(rn->tagged, &done, &b->s[b->n])))
                 return read_failed(rn, st);
             if (done)
-                b->line[b->n++] = rn->tagged_line;
+                add_tagged(rn, b);
             return PIPELINE_END;
         }
         long at = io_lines_number(rn->in);
@@ -229,7 +239,7 @@ static pipeline_read read_tagged(void *ctx, pipeline_batch *b)
         if ((st = tagged_add_line(rn->tagged, line, len, &done, &b->s[b->n])))
             return read_failed(rn, cky_fail(st, "%s:%ld: %s", rn->src, at, cky_last_error()));
         if (done)
-            b->line[b->n++] = rn->tagged_line;
+            add_tagged(rn, b);
         if (b->n == b->cap || (b->n && !io_lines_pending(rn->in)))
             return PIPELINE_MORE;
     }
@@ -280,6 +290,7 @@ static pipeline_read read_treebanks(void *ctx, pipeline_batch *b)
         }
         free(words);
         b->gold[b->n] = t;
+        b->item[b->n] = rn->item;
         b->line[b->n++] = line;
     }
     return PIPELINE_MORE;
@@ -392,6 +403,30 @@ static void write_berkeley(run *rn, const char *src, long line, const parse_resu
     tree_write_line(r->tree, f);
 }
 
+/* --render DIR: the picture of result r, DIR/NNNNNN.svg for input item `item` (six digits
+ * or more): its tree, or with --kbest its list stacked, best first; (()) as "(no parse)".
+ * Written whole or not at all (tree_draw_write_file). Returns 0 or 1 after a message. */
+static int write_picture(run *rn, long item, const parse_result *r)
+{
+    int n = 1 + (rn->o->popt.kbest > 1 ? r->nrest : 0);
+    const tree **trees = malloc((size_t)n * sizeof *trees);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%06ld.svg", rn->o->render, item);
+    tree_draw_style style = tree_draw_style_default();
+    cky_status st = trees ? CKY_OK : cky_fail(CKY_ERR_NOMEM, "out of memory");
+    if (trees) {
+        trees[0] = r->tree;
+        for (int k = 1; k < n; k++)
+            trees[k] = r->rest[k - 1];
+        st = tree_draw_write_file(path, trees, n, &style);
+    }
+    free(trees);
+    if (!st)
+        return 0;
+    cli_progress_clear();
+    return cli_error("parse", "--render %s: %s", rn->o->render, cky_last_error());
+}
+
 /* Writer stage: the lines of a parsed batch, in order, then a flush. Returns nonzero after a
  * write error. */
 static int write_batch(void *ctx, pipeline_batch *b)
@@ -426,6 +461,10 @@ static int write_batch(void *ctx, pipeline_batch *b)
         if (rn->o->popt.kbest > 1)
             write_kbest_rest(rn, r);
     written:
+        if (rn->o->render && write_picture(rn, b->item[k], r)) {
+            rn->write_failed = 1;
+            break;
+        }
         if (rn->masks)
             write_masks(rn, b->line[k], r);
         if (r->untagged)

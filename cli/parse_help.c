@@ -46,7 +46,7 @@ static const char outro[] =
 
 const cli_use cli_parse_options[] = {
     {CLI_GRAMMAR, NULL}, {CLI_INPUT, NULL}, {CLI_OUTPUT, NULL}, {CLI_TOKENIZE, NULL},
-    {CLI_KBEST, NULL},
+    {CLI_KBEST, NULL}, {CLI_RENDER, NULL},
     {CLI_DECODER, NULL}, {CLI_PRUNE, NULL}, {CLI_PRUNE_FALLBACK, NULL}, {CLI_MASKS, NULL},
     {CLI_SCORE, NULL}, {CLI_ENGINE, NULL}, {CLI_DEVICE, NULL},
     {CLI_GOLD_POS, NULL},

@@ -1,9 +1,13 @@
 /* parse_options: the command line of cky parse (parse_options.h). */
 #include "parse_options.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "guard.h"
@@ -34,6 +38,7 @@ static int read_command_line(int argc, char **argv, parse_options *o)
     o->output = a->text[CLI_OUTPUT];
     o->gold_out = a->text[CLI_GOLD_OUT];
     o->masks = a->text[CLI_MASKS];
+    o->render = a->text[CLI_RENDER];
     o->prune_set = a->given[CLI_PRUNE];
     o->gold_pos = a->given[CLI_GOLD_POS];
     o->treebanks = a->items[CLI_TREEBANK];
@@ -151,6 +156,31 @@ static int check_gold_pos(const parse_options *o)
     return 0;
 }
 
+/* --render DIR: made if it is not there (one level, as mkdir does), then it must be a folder
+ * cky may write in; checked before the grammar is read, so that no run parses for pictures
+ * it cannot write. Returns 0 or the exit status of a usage error. */
+static int check_render_dir(const parse_options *o)
+{
+    const char *dir = o->render;
+    struct stat sb;
+    if (!dir)
+        return 0;
+    if (!*dir)
+        return cli_usage_error("parse", "--render takes a folder, not ''");
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return cli_usage_error("parse", "--render %s: cannot create it: %s", dir,
+                               strerror(errno));
+    if (stat(dir, &sb) != 0)
+        return cli_usage_error("parse", "--render %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(sb.st_mode))
+        return cli_usage_error("parse", "--render %s: not a directory (the pictures go into a "
+                               "folder, one file per sentence)", dir);
+    if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+        return cli_usage_error("parse", "--render %s: cannot write there: %s", dir,
+                               strerror(errno));
+    return 0;
+}
+
 int parse_options_read(int argc, char **argv, parse_options *o)
 {
     int rc = read_command_line(argc, argv, o);
@@ -160,6 +190,8 @@ int parse_options_read(int argc, char **argv, parse_options *o)
         rc = check_gold_pos(o);
     if (!rc)
         rc = check_files(o);
+    if (!rc)
+        rc = check_render_dir(o);
     if (rc)
         cli_args_free(&o->args);
     return rc;

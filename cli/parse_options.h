@@ -7,6 +7,7 @@
 
 typedef struct parse_options {
     const char *grammar, *input, *output, *gold_out, *masks;
+    const char *render;   /* --render DIR: a picture per sentence there (parse.c) */
     const char **treebanks;
     int ntreebanks;
     int score, eval, tokenize;
@@ -25,7 +26,8 @@ typedef struct parse_options {
 
 /* Read the options of `cky parse ARGS` (argv[0] is "parse") into *o (release them with
  * cli_args_free(&o->args)), choose the engine when none is given, and check them: the
- * options the engine does not use, the files (no output may be an input or a grammar file).
+ * options the engine does not use, the files (no output may be an input or a grammar file),
+ * the --render folder (made if it is not there: one level).
  * --help prints the help and exits. Returns 0, or the exit status after a message on stderr. */
 int parse_options_read(int argc, char **argv, parse_options *o);
 

@@ -38,15 +38,17 @@ static int batch_alloc(pipeline_batch *b, int cap)
     b->cap = cap;
     b->s = calloc((size_t)cap, sizeof *b->s);
     b->line = calloc((size_t)cap, sizeof *b->line);
+    b->item = calloc((size_t)cap, sizeof *b->item);
     b->gold = calloc((size_t)cap, sizeof *b->gold);
     b->r = calloc((size_t)cap, sizeof *b->r);
-    return b->s && b->line && b->gold && b->r;
+    return b->s && b->line && b->item && b->gold && b->r;
 }
 
 static void batch_release(pipeline_batch *b)
 {
     free(b->s);
     free(b->line);
+    free(b->item);
     free(b->gold);
     free(b->r);
 }

@@ -23,6 +23,8 @@
 typedef struct pipeline_batch {
     sentence *s;
     long *line;      /* input line (or tree) number of each sentence, for messages */
+    long *item;      /* its number in the whole input: its line (a sentence of several lines:
+                        its first), a tree's over every file read (names its picture) */
     tree **gold;     /* the gold tree of each sentence (--treebank), or NULL */
     parse_result *r; /* the results, set by the parse stage */
     const char *src; /* the input the sentences came from, for messages */
@@ -41,8 +43,8 @@ typedef enum pipeline_read {
 typedef struct pipeline_stages {
     void *ctx; /* passed to every callback */
     /* Reader (the calling thread): put up to b->cap sentences into b (b->n is 0 on entry;
-     * set s, line, gold, src and n). It may hand over a batch that is not full: a pipe's
-     * lines that have arrived. */
+     * set s, line, item, gold, src and n). It may hand over a batch that is not full: a
+     * pipe's lines that have arrived. */
     pipeline_read (*read)(void *ctx, pipeline_batch *b);
     /* Parse stage (its thread), after parser_parse filled b->r: e.g. name the engines a pool
      * retired. May be NULL. */

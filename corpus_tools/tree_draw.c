@@ -10,10 +10,14 @@
  * its row and theirs below. Time and memory: O(nodes x rows). */
 #include "tree_draw.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "../util/cachedir.h"
 #include "../util/utf8.h"
 
 tree_draw_style tree_draw_style_default(void)
@@ -317,4 +321,80 @@ void tree_draw_svg(FILE *f, const tree_layout *layouts, int n)
         dy += layouts[k].height;
     }
     fputs("</g>\n</svg>\n", f);
+}
+
+cky_status tree_draw_svg_trees(FILE *f, const tree *const *trees, int n,
+                               const tree_draw_style *style)
+{
+    tree_layout *l = calloc((size_t)n, sizeof *l); /* zeroed: free where not laid out */
+    cky_status st = l ? CKY_OK : cky_fail(CKY_ERR_NOMEM, "out of memory laying out a tree");
+    for (int k = 0; k < n && st == CKY_OK; k++)
+        st = tree_draw_layout(trees[k], style, &l[k]);
+    if (st == CKY_OK)
+        tree_draw_svg(f, l, n);
+    for (int k = 0; l && k < n; k++)
+        tree_draw_layout_free(&l[k]);
+    free(l);
+    return st;
+}
+
+/* The temporary file of `path`, .NAME.tmp-PID-HOST~XXXXXX in its folder, opened: its
+ * stream (the malloc'ed name in *tmp), or NULL with errno set. */
+static FILE *open_temp(const char *path, char **tmp)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, (size_t)(slash - path + (slash == path))) : strdup(".");
+    size_t n = strlen(slash ? slash + 1 : path) + 3;
+    char *prefix = malloc(n);
+    *tmp = NULL;
+    if (dir && prefix) {
+        snprintf(prefix, n, ".%s.", slash ? slash + 1 : path);
+        *tmp = cachedir_temp_template_named(dir, prefix, "");
+    }
+    free(dir);
+    free(prefix);
+    if (!*tmp) {
+        errno = ENOMEM;
+        return NULL;
+    }
+    int fd = mkstemp(*tmp);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (fd >= 0 && !f) {
+        int err = errno;
+        close(fd);
+        unlink(*tmp);
+        errno = err;
+    }
+    if (f)
+        fchmod(fd, 0644); /* mkstemp makes 0600: a picture is an ordinary file */
+    return f;
+}
+
+cky_status tree_draw_write_file(const char *path, const tree *const *trees, int n,
+                                const tree_draw_style *style)
+{
+    char *tmp;
+    FILE *f = open_temp(path, &tmp);
+    if (!f) {
+        cky_status st = cky_fail(errno == ENOMEM ? CKY_ERR_NOMEM : CKY_ERR_IO,
+                                 "%s: cannot write (no temporary file beside it): %s", path,
+                                 strerror(errno));
+        free(tmp);
+        return st;
+    }
+    cky_status st = tree_draw_svg_trees(f, trees, n, style);
+    errno = 0;
+    int err = fflush(f) != 0 || ferror(f) ? (errno ? errno : EIO) : 0;
+    errno = 0;
+    if (fclose(f) != 0 && !err)
+        err = errno ? errno : EIO;
+    if (st == CKY_OK && err)
+        st = cky_fail(CKY_ERR_IO, "%s: write error: %s", path, strerror(err));
+    if (st == CKY_OK && rename(tmp, path) != 0)
+        st = cky_fail(CKY_ERR_IO, "%s: cannot replace it with %s: %s", path, tmp,
+                      strerror(errno));
+    if (st != CKY_OK)
+        unlink(tmp);
+    free(tmp);
+    return st;
 }

@@ -60,4 +60,18 @@ void tree_draw_layout_free(tree_layout *l);
  * per tree: n = 1); an empty tree shows "(no parse)". Write errors are left to the stream. */
 void tree_draw_svg(FILE *f, const tree_layout *layouts, int n);
 
+/* Lay out the n trees (n >= 1; NULL is the empty tree) with `style` and write them into f
+ * as one SVG document, stacked (tree_draw_svg); nothing is written when a layout fails.
+ * CKY_ERR_NOMEM only; write errors are left to the stream. */
+cky_status tree_draw_svg_trees(FILE *f, const tree *const *trees, int n,
+                               const tree_draw_style *style);
+
+/* Write the n trees as the SVG file `path` (tree_draw_svg_trees), atomically: into a
+ * temporary file beside it, .NAME.tmp-PID-HOST~XXXXXX (util/cachedir.h), renamed onto it
+ * once complete, so that `path` holds the whole picture or what it held before, never part
+ * of one (mode 0644; nothing synced to disk). CKY_ERR_IO (a message naming the path and the
+ * reason) or CKY_ERR_NOMEM; the temporary file is removed on failure. */
+cky_status tree_draw_write_file(const char *path, const tree *const *trees, int n,
+                                const tree_draw_style *style);
+
 #endif

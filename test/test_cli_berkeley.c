@@ -1,6 +1,6 @@
 /* cky berkeley, the jar's command line (issue 43, item 7), and cky parse --gold-pos, the
  * jar's -useGoldPOS (item 4): the translation of every option of the jar's
- * BerkeleyParser.Options, the refusals (pending and unsupported options, bad values), and
+ * BerkeleyParser.Options, the refusals (unsupported options, bad values), and
  * the output against the jar's own: its default and -viterbi output on dev
  * (../shared/reference/berkeley/dev.sample-sm5.{maxrule,viterbi}.mrg) and its -useGoldPOS
  * output (cli/dev.sample-sm5.goldpos.txt) on the input the jar read, remade here from
@@ -51,6 +51,7 @@ Test(cli_berkeley, every_mapped_option_translates)
         {"-tree_likelihood", BASE " --tree-likelihood"},
         {"-variational", BASE " --variational"},
         {"-kbest 10", BASE " --kbest 10"},
+        {"-render", BASE " --render ."},
         /* the jar's defaults, and what the jar ignores in some company */
         {"-kbest 1", BASE},
         {"-nGrammars 1", BASE},
@@ -75,25 +76,12 @@ Test(cli_berkeley, every_mapped_option_translates)
     run_cleanup(d);
 }
 
-/* An option whose cky parse option is not there yet, and one cky does not do: refused (exit
- * status 2), the message naming it (and the cky option it waits for). */
-Test(cli_berkeley, pending_and_unsupported_options_are_refused)
+/* An option cky does not do, and bad values: refused (exit status 2), the message naming
+ * it. */
+Test(cli_berkeley, unsupported_options_are_refused)
 {
     char d[64];
     run_setup(d);
-    static const char *const pending[][3] = {
-        {"-render", "-render", "--render"},
-    };
-    for (size_t k = 0; k < sizeof pending / sizeof *pending; k++) {
-        char *out, *err, named[64];
-        snprintf(named, sizeof named, "%s: not yet", pending[k][1]);
-        cr_expect_eq(translate(d, pending[k][0], &out, &err), 2, "%s", pending[k][0]);
-        cr_expect(strstr(err, named) && strstr(err, pending[k][2]), "%s: %s", pending[k][0],
-                  err);
-        cr_expect_str_eq(out, "");
-        free(out);
-        free(err);
-    }
     static const char *const refused[][2] = {
         {"-chinese", "-chinese is not supported"},
         {"-dumpPosteriors", "-dumpPosteriors is not supported"},

@@ -2,13 +2,15 @@
  * below its parent, parents centred, the words in order on the bottom row, the edges down
  * to tags clear of every box, no two edges crossing) on every tree of the sample's dev.mrg,
  * its longest (over 60 words) by name, and that these checks see each kind of break; the
- * SVG's escaping and elements. Python's xml.etree and a browser check the SVG files of
+ * SVG's escaping and elements; a picture of several trees in one call, and its file written
+ * whole or not at all. Python's xml.etree and a browser check the SVG files of
  * `cky draw` (python/tests/test_draw.py). */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../corpus_tools/tree_draw.h"
 
@@ -343,4 +345,83 @@ Test(tree_draw, svg_elements_and_escaping)
     tree_draw_layout_free(&l[1]);
     tree_free(t);
     tree_free(empty);
+}
+
+/* The trees of a picture laid out and written in one call: the bytes of tree_draw_svg over
+ * their layouts; NULL is the empty tree. */
+Test(tree_draw, svg_of_trees_is_svg_of_their_layouts)
+{
+    tree *t[3] = {parse("( (S (NP (DT a)) (VP (VBZ b))) )"), NULL, parse("(X (Y z))")};
+    tree_draw_style style = tree_draw_style_default();
+    tree_layout l[3];
+    for (int k = 0; k < 3; k++)
+        cr_assert_eq(tree_draw_layout(t[k], &style, &l[k]), CKY_OK);
+    char *want = svg_of(l, 3), *got = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&got, &len);
+    cr_assert(f);
+    cr_assert_eq(tree_draw_svg_trees(f, (const tree *const *)t, 3, &style), CKY_OK);
+    fclose(f);
+    cr_expect_str_eq(got, want);
+    cr_expect_eq(count(got, ">(no parse)</text>"), 1);
+    free(want);
+    free(got);
+    for (int k = 0; k < 3; k++) {
+        tree_draw_layout_free(&l[k]);
+        tree_free(t[k]);
+    }
+}
+
+/* The names in `dir`, sorted, each followed by a space (a temporary file shows up here). */
+static char *names_in(const char *dir)
+{
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "ls -A '%s' | tr '\\n' ' '", dir);
+    FILE *p = popen(cmd, "r");
+    cr_assert(p);
+    char *buf = calloc(1, 4096);
+    cr_assert(buf && fread(buf, 1, 4095, p) < 4095);
+    pclose(p);
+    return buf;
+}
+
+/* tree_draw_write_file: the picture whole under its name, replacing what was there, no
+ * temporary file left; a target it cannot replace (a folder) or a missing folder: an I/O
+ * error naming it, the temporary file removed. */
+Test(tree_draw, write_file_is_whole_or_not_at_all)
+{
+    char dir[] = "/tmp/cky-draw-test-XXXXXX", path[128], *names;
+    cr_assert(mkdtemp(dir));
+    tree *t = parse("(S (NP (NN a&b)) (VP (VBZ c)))");
+    tree_draw_style style = tree_draw_style_default();
+    snprintf(path, sizeof path, "%s/000001.svg", dir);
+    FILE *old = fopen(path, "w");
+    cr_assert(old && fputs("old", old) >= 0 && fclose(old) == 0);
+    cr_assert_eq(tree_draw_write_file(path, (const tree *const *)&t, 1, &style), CKY_OK, "%s",
+                 cky_last_error());
+    FILE *f = fopen(path, "r");
+    char got[65536] = "", *want = NULL;
+    size_t len = 0;
+    cr_assert(f && fread(got, 1, sizeof got - 1, f) > 0);
+    fclose(f);
+    FILE *m = open_memstream(&want, &len);
+    cr_assert(m && tree_draw_svg_trees(m, (const tree *const *)&t, 1, &style) == CKY_OK);
+    fclose(m);
+    cr_expect_str_eq(got, want);
+    free(want);
+    cr_expect_str_eq(names = names_in(dir), "000001.svg ");
+    free(names);
+    snprintf(path, sizeof path, "%s/000002.svg", dir);
+    cr_assert_eq(mkdir(path, 0777), 0);
+    cr_expect_eq(tree_draw_write_file(path, (const tree *const *)&t, 1, &style), CKY_ERR_IO);
+    cr_expect(strstr(cky_last_error(), path), "%s", cky_last_error());
+    cr_expect_str_eq(names = names_in(dir), "000001.svg 000002.svg ", "a temporary file left");
+    free(names);
+    snprintf(path, sizeof path, "%s/no/000003.svg", dir);
+    cr_expect_eq(tree_draw_write_file(path, (const tree *const *)&t, 1, &style), CKY_ERR_IO);
+    cr_expect(strstr(cky_last_error(), "no temporary file"), "%s", cky_last_error());
+    tree_free(t);
+    char rm[128];
+    snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+    cr_assert_eq(system(rm), 0);
 }
