@@ -13,6 +13,12 @@
 #include "../corpus_tools/tree.h"
 #include "../parser/parser.h"
 
+_Static_assert(CKY_SCORE_MODEL == (int)PARSER_SCORE_MODEL &&
+                   CKY_SCORE_SENTENCE == (int)PARSER_SCORE_SENTENCE &&
+                   CKY_SCORE_TREE == (int)PARSER_SCORE_TREE &&
+                   CKY_SCORE_CONFIDENCE == (int)PARSER_SCORE_CONFIDENCE &&
+                   CKY_NSCORE == (int)PARSER_NSCORE,
+               "the API's scores are parser_berkeley_scores'");
 _Static_assert(CKY_PARSE_OK == (int)PARSE_OK && CKY_PARSE_EMPTY == (int)PARSE_EMPTY &&
                    CKY_PARSE_TOO_LONG == (int)PARSE_TOO_LONG &&
                    CKY_PARSE_NO_PARSE == (int)PARSE_NO_PARSE &&
@@ -23,8 +29,10 @@ struct cky_parser {
     grammar *g;
     parser *p;
     parser_options opt;
-    parser *kp; /* cky_parser_parse_kbest's parser, of kp_k-best lists (NULL: none yet) */
-    int kp_k;
+    /* the parser of cky_parser_parse_kbest (kp_k-best lists) or of cky_parser_parse_scores
+     * (kp_scores: the pruned decoder's tree scores), made when first asked (NULL: none) */
+    parser *kp;
+    int kp_k, kp_scores;
     pthread_mutex_t lock;
     /* the caller's progress function and the counts of each stage, under progress_lock;
      * opened: the open returned, the function is not called any more */
@@ -226,44 +234,62 @@ static int read_lines(const char *const *lines, int n, int tokenize, sentence *s
     return 0;
 }
 
-/* The parser of k-best lists of h (made, or made again for another k, under h->lock). */
-static parser *kbest_parser(cky_parser *h, int k)
+/* What a call asks of h's parser: k-best lists (k > 0) and the pruned decoder's tree scores
+ * (scores 1). */
+typedef struct parse_variant {
+    int k, scores;
+} parse_variant;
+
+/* The options of h's parser for v: tree scores only where the pruned decoder gives them. */
+static parser_options variant_options(const cky_parser *h, parse_variant v)
 {
-    if (h->kp && h->kp_k == k)
+    parser_options o = h->opt;
+    o.kbest = v.k;
+    o.berkeley.tree_scores = v.scores && o.prune != PARSER_PRUNE_NONE;
+    return o;
+}
+
+/* h's parser for v: h->p itself, or the other one (made, or made again for another v, under
+ * h->lock). */
+static parser *variant_parser(cky_parser *h, parse_variant v)
+{
+    parser_options o = variant_options(h, v);
+    if (o.kbest == h->opt.kbest && o.berkeley.tree_scores == h->opt.berkeley.tree_scores)
+        return h->p;
+    if (h->kp && h->kp_k == v.k && h->kp_scores == v.scores)
         return h->kp;
     parser_free(h->kp);
     h->kp = NULL;
-    parser_options o = h->opt;
-    o.kbest = k;
     o.progress = (progress_sink){0};
     if (parser_new(h->g, &o, &h->kp))
         return NULL;
-    h->kp_k = k;
+    h->kp_k = v.k;
+    h->kp_scores = v.scores;
     return h->kp;
 }
 
-/* Parse s[0..n) with h's parser (k 0) or its parser of k-best lists into r; 0 or -1. */
-static int parse_sentences(cky_parser *h, int k, sentence *s, int n, parse_result *r)
+/* Parse s[0..n) with h's parser for v into r; 0 or -1. */
+static int parse_sentences(cky_parser *h, parse_variant v, sentence *s, int n, parse_result *r)
 {
     pthread_mutex_lock(&h->lock);
-    parser *p = k ? kbest_parser(h, k) : h->p;
+    parser *p = variant_parser(h, v);
     int rc = !p || parser_parse(p, s, n, r) ? -1 : 0;
     pthread_mutex_unlock(&h->lock);
     return rc;
 }
 
-/* The sentences of lines[0..n) and their results, as cky_parser_parse and
- * cky_parser_parse_kbest make them. */
+/* The sentences of lines[0..n) and their results, as the cky_parser_parse functions make
+ * them. */
 typedef struct line_batch {
     sentence *s;
     parse_result *r;
     int n, parsed;
 } line_batch;
 
-/* Read lines[0..n) into b and parse them with h's parser (k 0) or its parser of k-best
- * lists; 0 or -1 (with the error set). b is the caller's to free (batch_free) either way. */
-static int batch_parse(cky_parser *h, int k, const char *const *lines, int n, int tokenize,
-                       line_batch *b)
+/* Read lines[0..n) into b and parse them with h's parser for v; 0 or -1 (with the error
+ * set). b is the caller's to free (batch_free) either way. */
+static int batch_parse(cky_parser *h, parse_variant v, const char *const *lines, int n,
+                       int tokenize, line_batch *b)
 {
     *b = (line_batch){calloc((size_t)(n ? n : 1), sizeof *b->s),
                       calloc((size_t)(n ? n : 1), sizeof *b->r), n, 0};
@@ -273,7 +299,7 @@ static int batch_parse(cky_parser *h, int k, const char *const *lines, int n, in
     if (!rc)
         rc = read_lines(lines, n, tokenize, b->s);
     if (!rc) {
-        rc = parse_sentences(h, k, b->s, n, b->r);
+        rc = parse_sentences(h, v, b->s, n, b->r);
         b->parsed = !rc;
     }
     return rc;
@@ -291,20 +317,20 @@ static void batch_free(line_batch *b)
     free(b->r);
 }
 
-int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokenize,
-                     char **trees, int *outcomes, char **messages)
+/* cky_parser_parse, and with `scores` (not NULL) cky_parser_parse_scores. */
+static int parse_trees(cky_parser *p, const char *const *lines, int n, int tokenize,
+                       char **trees, double *scores, int *outcomes, char **messages)
 {
-    if (!p || n < 0 || (n > 0 && (!lines || !trees || !outcomes))) {
-        cky_fail(CKY_ERR_ARG, "cky_parser_parse: invalid arguments");
-        return -1;
-    }
     line_batch b;
-    int rc = batch_parse(p, 0, lines, n, tokenize, &b);
+    int rc = batch_parse(p, (parse_variant){0, scores != NULL}, lines, n, tokenize, &b);
     sentence *s = b.s;
     parse_result *r = b.r;
+    parser_options o = variant_options(p, (parse_variant){0, scores != NULL});
     for (int k = 0; k < n && !rc; k++) {
         trees[k] = tree_string(r[k].tree);
         outcomes[k] = (int)r[k].outcome;
+        if (scores)
+            parser_berkeley_scores(&o, &r[k], scores + (size_t)k * CKY_NSCORE);
         if (messages)
             messages[k] = failure_message(&r[k], s[k].n, p->opt.max_length);
         if (!trees[k] || (messages && r[k].outcome != PARSE_OK && !messages[k])) {
@@ -319,6 +345,26 @@ int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokeniz
     }
     batch_free(&b);
     return rc;
+}
+
+int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokenize,
+                     char **trees, int *outcomes, char **messages)
+{
+    if (!p || n < 0 || (n > 0 && (!lines || !trees || !outcomes))) {
+        cky_fail(CKY_ERR_ARG, "cky_parser_parse: invalid arguments");
+        return -1;
+    }
+    return parse_trees(p, lines, n, tokenize, trees, NULL, outcomes, messages);
+}
+
+int cky_parser_parse_scores(cky_parser *p, const char *const *lines, int n, int tokenize,
+                            char **trees, double *scores, int *outcomes, char **messages)
+{
+    if (!p || n < 0 || (n > 0 && (!lines || !trees || !scores || !outcomes))) {
+        cky_fail(CKY_ERR_ARG, "cky_parser_parse_scores: invalid arguments");
+        return -1;
+    }
+    return parse_trees(p, lines, n, tokenize, trees, scores, outcomes, messages);
 }
 
 /* Free the strings of lists 0..upto of a k-best call. */
@@ -346,7 +392,7 @@ int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int t
         return -1;
     }
     line_batch b;
-    int rc = batch_parse(p, kb, lines, n, tokenize, &b);
+    int rc = batch_parse(p, (parse_variant){kb, 0}, lines, n, tokenize, &b);
     sentence *s = b.s;
     parse_result *r = b.r;
     for (int k = 0; k < n && !rc; k++) {

@@ -75,6 +75,25 @@ int cky_parser_batch_size(const cky_parser *p);
 int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokenize,
                      char **trees, int *outcomes, char **messages);
 
+/* The scores cky_parser_parse_scores gives per line, by index. */
+enum {
+    CKY_SCORE_MODEL,      /* the tree's score: max-rule, its max-rule score (the Berkeley
+                             parser's -modelScore); Viterbi, its log score */
+    CKY_SCORE_SENTENCE,   /* log P(words) (-sentence_likelihood) */
+    CKY_SCORE_TREE,       /* log P(tree, words) (-tree_likelihood) */
+    CKY_SCORE_CONFIDENCE, /* log P(tree | words) (-confidence) */
+    CKY_NSCORE
+};
+
+/* Parse n lines as cky_parser_parse does, and set the line's scores as the Berkeley parser
+ * computes them (cky parse's --model-score, --sentence-likelihood, --tree-likelihood,
+ * --confidence) into scores[k * CKY_NSCORE + CKY_SCORE_*]: -inf without a tree. The tree
+ * and confidence scores need pruning (NaN with prune "none"); without pruning the sentence
+ * score is max-rule's log P(words) and Viterbi's log score. With pruning the parser of the
+ * scores is made on the first call. Returns 0 or -1. */
+int cky_parser_parse_scores(cky_parser *p, const char *const *lines, int n, int tokenize,
+                            char **trees, double *scores, int *outcomes, char **messages);
+
 /* Parse n lines as cky_parser_parse does, each into its k-best list (kb >= 1): the
  * Berkeley parser's -kbest lists of max-rule trees (best first, at most kb, maybe fewer).
  * trees and scores have n * kb slots: list k's j-th tree is trees[k * kb + j] (one line, as

@@ -371,33 +371,31 @@ static void write_berkeley(run *rn, const char *src, long line, const parse_resu
     const parse_options *o = rn->o;
     FILE *f = rn->out_f;
     char buf[JDOUBLE_BUFSIZE + 360];
-    int pruned = o->popt.prune != PARSER_PRUNE_NONE, ok = r->outcome == PARSE_OK;
+    double sc[PARSER_NSCORE];
     if (r->outcome == PARSE_TOO_LONG) {
         fputs("(())\n", f);
         return;
     }
+    parser_berkeley_scores(&o->popt, r, sc);
     if (o->tree_likelihood) {
-        double t = ok ? r->bk_tree : -INFINITY;
-        if (t == -INFINITY) {
+        if (sc[PARSER_SCORE_TREE] == -INFINITY) {
             fprintf(stderr, "cky parse: %s:%ld: %s: no line written, as the Berkeley parser's "
-                    "-tree_likelihood writes none\n", src, line, ok ? "the tree has "
-                    "probability 0 (or P(words) underflowed)" : "no tree");
+                    "-tree_likelihood writes none\n", src, line, r->outcome == PARSE_OK ?
+                    "the tree has probability 0 (or P(words) underflowed)" : "no tree");
             return;
         }
-        jdouble_format(t, buf, sizeof buf);
+        jdouble_format(sc[PARSER_SCORE_TREE], buf, sizeof buf);
         fprintf(f, "%s\t", buf);
     }
-    int maxrule = o->popt.decoder == PARSER_DECODER_MAXRULE;
     if (o->sentence_likelihood) {
-        double x = !ok ? -INFINITY : pruned ? r->bk_sentence : maxrule ? r->loglik : r->score;
-        jdouble_format(x, buf, sizeof buf);
+        jdouble_format(sc[PARSER_SCORE_SENTENCE], buf, sizeof buf);
         fprintf(f, "%s\t", buf);
     }
     if (o->confidence) {
-        jdouble_format(ok ? r->bk_confidence : -INFINITY, buf, sizeof buf);
+        jdouble_format(sc[PARSER_SCORE_CONFIDENCE], buf, sizeof buf);
         fprintf(f, "%s\t", buf);
     } else if (o->model_score) {
-        jdouble_format_fixed(ok ? r->score : -INFINITY, 8, buf, sizeof buf);
+        jdouble_format_fixed(sc[PARSER_SCORE_MODEL], 8, buf, sizeof buf);
         fprintf(f, "%s\t", buf);
     }
     tree_write_line(r->tree, f);

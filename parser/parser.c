@@ -299,6 +299,22 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     return CKY_OK;
 }
 
+void parser_berkeley_scores(const parser_options *o, const parse_result *r,
+                            double out[PARSER_NSCORE])
+{
+    int ok = r->outcome == PARSE_OK, pruned = o->prune != PARSER_PRUNE_NONE;
+    int bk = pruned && o->berkeley.tree_scores;
+    double none = -(double)INFINITY, unknown = NAN;
+    out[PARSER_SCORE_MODEL] = ok ? r->score : none;
+    out[PARSER_SCORE_SENTENCE] = pruned && !bk ? unknown
+                                 : !ok        ? none
+                                 : pruned     ? r->bk_sentence
+                                 : o->decoder == PARSER_DECODER_MAXRULE ? r->loglik
+                                                                        : r->score;
+    out[PARSER_SCORE_TREE] = !bk ? unknown : ok ? r->bk_tree : none;
+    out[PARSER_SCORE_CONFIDENCE] = !bk ? unknown : ok ? r->bk_confidence : none;
+}
+
 void parser_free(parser *p)
 {
     if (!p)

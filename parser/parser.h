@@ -128,6 +128,25 @@ typedef pool_failure parser_failure;
  * and tuning, no test hook. */
 parser_options parser_default_options(void);
 
+/* The Berkeley parser's scores of a result (parser_berkeley_scores), by index. */
+enum {
+    PARSER_SCORE_MODEL,    /* -modelScore: max-rule, the tree's max-rule score; Viterbi, its
+                              log score */
+    PARSER_SCORE_SENTENCE, /* -sentence_likelihood: log P(words) */
+    PARSER_SCORE_TREE,     /* -tree_likelihood: log P(tree, words) */
+    PARSER_SCORE_CONFIDENCE, /* -confidence: log P(tree | words) */
+    PARSER_NSCORE
+};
+
+/* The scores the Berkeley parser prints beside result r of a parser made with options o (cky
+ * parse's --model-score, --sentence-likelihood, --tree-likelihood, --confidence), into
+ * out[PARSER_SCORE_*]: -inf without a tree. The tree and confidence scores come from the
+ * pruned decoder with o->berkeley.tree_scores (as is the sentence score with pruning): NaN
+ * where o does not give them. Without pruning the sentence score is max-rule's log P(words)
+ * and Viterbi's log score, as cky parse prints them. */
+void parser_berkeley_scores(const parser_options *o, const parse_result *r,
+                            double out[PARSER_NSCORE]);
+
 typedef struct parser parser;
 
 /* The decoder to use with g when none is asked for: max-rule, the Berkeley parser's default,

@@ -1,10 +1,14 @@
 /* Tests of the flat C API of libcky.so (api/cky.h): open errors with messages, raw and
- * tokenized lines giving the same trees, outcomes and messages of sentences without a tree. */
+ * tokenized lines giving the same trees, outcomes and messages of sentences without a tree,
+ * k-best lists, and the scores against the Berkeley parser's own. */
 #include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../api/cky.h"
+#include "../util/jdouble.h"
 
 #define SM1 CKY_SHARED "/grammars/sample-sm1/sample-sm1.gr"
 
@@ -108,4 +112,90 @@ Test(api, kbest_lists)
                                         NULL), -1);
     cr_expect(strstr(cky_error_message(), "--kbest 3"), "%s", cky_error_message());
     cky_parser_close(p);
+}
+
+/* The first fields of the first n lines of the jar's file NAME (dev.txt, sample-sm5), each
+ * up to its tab, into field[k] (malloc'ed), the rest (the tree) into tree[k]. */
+static void jar_lines(const char *name, int n, char **field, char **tree)
+{
+    char path[512], line[65536];
+    snprintf(path, sizeof path, CKY_SHARED "/reference/berkeley/cli/dev.sample-sm5.%s.txt",
+             name);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    for (int k = 0; k < n; k++) {
+        cr_assert_not_null(fgets(line, sizeof line, f), "%s: line %d", path, k + 1);
+        line[strcspn(line, "\n")] = 0;
+        char *tab = strchr(line, '\t');
+        cr_assert_not_null(tab, "%s: line %d", path, k + 1);
+        *tab = 0;
+        field[k] = strdup(line);
+        tree[k] = strdup(tab + 1);
+    }
+    fclose(f);
+}
+
+/* cky_parser_parse_scores: pruned max-rule (the jar's default) on the first dev lines, every
+ * score printed as the jar prints it equal to the jar's -modelScore, -sentence_likelihood,
+ * -tree_likelihood and -confidence files, the trees too; exhaustive: the tree and confidence
+ * scores NaN, the sentence score log P(words). */
+Test(api, scores_are_the_jars, .timeout = 300)
+{
+    enum { N = 12 };
+    cky_parser *p = cky_parser_open(CKY_SHARED "/grammars/sample-sm5/sample-sm5.gr", "ref",
+                                    "maxrule", 1, 200, 0);
+    cr_assert_not_null(p, "%s", cky_error_message());
+    char *words[N], line[65536];
+    FILE *in = fopen(CKY_SHARED "/data/ptb-sample/dev.txt", "r");
+    cr_assert_not_null(in);
+    for (int k = 0; k < N; k++) {
+        cr_assert_not_null(fgets(line, sizeof line, in));
+        line[strcspn(line, "\n")] = 0;
+        words[k] = strdup(line);
+    }
+    fclose(in);
+    const char *files[] = {"modelscore", "sentence-likelihood", "tree-likelihood",
+                           "confidence"};
+    int index[] = {CKY_SCORE_MODEL, CKY_SCORE_SENTENCE, CKY_SCORE_TREE, CKY_SCORE_CONFIDENCE};
+    char *trees[N];
+    double sc[N * CKY_NSCORE];
+    int outcomes[N];
+    cr_assert_eq(cky_parser_parse_scores(p, (const char *const *)words, N, 0, trees, sc,
+                                         outcomes, NULL), 0, "%s", cky_error_message());
+    for (int f = 0; f < 4; f++) {
+        char *field[N], *tree[N];
+        jar_lines(files[f], N, field, tree);
+        for (int k = 0; k < N; k++) {
+            char buf[64];
+            double x = sc[k * CKY_NSCORE + index[f]];
+            if (index[f] == CKY_SCORE_MODEL)
+                jdouble_format_fixed(x, 8, buf, sizeof buf);
+            else
+                jdouble_format(x, buf, sizeof buf);
+            cr_expect_str_eq(buf, field[k], "%s, line %d", files[f], k + 1);
+            cr_expect_str_eq(trees[k], tree[k], "%s, line %d", files[f], k + 1);
+            free(field[k]);
+            free(tree[k]);
+        }
+    }
+    cky_parser_close(p);
+    p = cky_parser_open_prune(CKY_SHARED "/grammars/sample-sm5/sample-sm5.gr", "ref",
+                              "maxrule", "none", 1, 200, 0, NULL, NULL);
+    cr_assert_not_null(p, "%s", cky_error_message());
+    char *ex[2];
+    cr_assert_eq(cky_parser_parse_scores(p, (const char *const *)words, 2, 0, ex, sc,
+                                         outcomes, NULL), 0, "%s", cky_error_message());
+    for (int k = 0; k < 2; k++) {
+        cr_expect(isnan(sc[k * CKY_NSCORE + CKY_SCORE_TREE]) &&
+                  isnan(sc[k * CKY_NSCORE + CKY_SCORE_CONFIDENCE]));
+        cr_expect(sc[k * CKY_NSCORE + CKY_SCORE_SENTENCE] < 0 &&
+                  sc[k * CKY_NSCORE + CKY_SCORE_MODEL] < 0 &&
+                  sc[k * CKY_NSCORE + CKY_SCORE_MODEL] > -100, "line %d", k + 1);
+        cky_string_free(ex[k]);
+    }
+    cky_parser_close(p);
+    for (int k = 0; k < N; k++) {
+        cky_string_free(trees[k]);
+        free(words[k]);
+    }
 }

@@ -31,7 +31,7 @@ import time
 
 __version__ = "0.1.0"
 __all__ = ["Parser", "Client", "ServiceError", "CkyError", "ParseError", "Progress",
-           "tokenize", "__version__"]
+           "Scores", "tokenize", "__version__"]
 
 NO_TREE = "(())"
 _OK, _FAILED = 0, 4  # CKY_PARSE_OK, CKY_PARSE_FAILED (api/cky.h)
@@ -52,6 +52,14 @@ stage: "grammar" (reading the grammar's files; the cache had no image of them), 
 (writing that image into the kernel cache) or "compile" (the kernels: compiled, or loaded
 from the cache); state: "begin", "step" (counts changed) or "end"; done of total kernels,
 cached of them from the cache (0 for the other stages); seconds since the stage began."""
+
+Scores = collections.namedtuple("Scores",
+                                "model_score sentence_likelihood tree_likelihood confidence")
+Scores.__doc__ = """The scores the Berkeley parser prints beside a tree (its -modelScore,
+-sentence_likelihood, -tree_likelihood and -confidence): the tree's max-rule score (Viterbi:
+its log score), log P(words), log P(tree, words) and log P(tree | words); -inf without a
+tree; the last two need pruning (nan with prune="none")."""
+_NSCORE = 4  # CKY_NSCORE (api/cky.h), in Scores' order
 
 _PROGRESS_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int,
                                 ctypes.c_long, ctypes.c_long, ctypes.c_long)
@@ -111,6 +119,11 @@ def _load():
                                            ctypes.POINTER(c_int), ctypes.POINTER(c_int),
                                            ctypes.POINTER(ptr)]
     lib.cky_parser_parse_kbest.restype = c_int
+    lib.cky_parser_parse_scores.argtypes = [ptr, ctypes.POINTER(c_str), c_int, c_int,
+                                            ctypes.POINTER(ptr),
+                                            ctypes.POINTER(ctypes.c_double),
+                                            ctypes.POINTER(c_int), ctypes.POINTER(ptr)]
+    lib.cky_parser_parse_scores.restype = c_int
     lib.cky_tokenize.argtypes = [c_str, ctypes.POINTER(ptr)]
     lib.cky_tokenize.restype = c_int
     lib.cky_error_message.argtypes = []
@@ -244,18 +257,30 @@ class Parser:
         if not self._h:
             raise CkyError("the parser is closed")
 
-    def _parse_lines(self, lines):
-        """(outcome, tree string, why there is none) of each line, in order."""
+    def _parse_lines(self, lines, scores=False):
+        """(outcome, tree string, why there is none) of each line, in order; with scores,
+        (tree string, Scores) in the tree's place."""
         self._check()
         n = len(lines)
         c_lines = (ctypes.c_char_p * n)(*lines)
         trees = (ctypes.c_void_p * n)()
         outcomes = (ctypes.c_int * n)()
         messages = (ctypes.c_void_p * n)()
-        if _lib.cky_parser_parse(self._h, c_lines, n, 0, trees, outcomes, messages):
+        if scores:
+            sc = (ctypes.c_double * (n * _NSCORE))()
+            rc = _lib.cky_parser_parse_scores(self._h, c_lines, n, 0, trees, sc, outcomes,
+                                              messages)
+        else:
+            rc = _lib.cky_parser_parse(self._h, c_lines, n, 0, trees, outcomes, messages)
+        if rc:
             raise _error()
-        return [(outcomes[k], _take_string(trees[k]), _take_string(messages[k]))
-                for k in range(n)]
+        out = []
+        for k in range(n):
+            tree = _take_string(trees[k])
+            if scores:
+                tree = (tree, Scores(*sc[k * _NSCORE:(k + 1) * _NSCORE]))
+            out.append((outcomes[k], tree, _take_string(messages[k])))
+        return out
 
     def _parse_lines_kbest(self, lines, k):
         """(outcome, [(tree string, max-rule score), ...], why there is none) of each
@@ -278,7 +303,7 @@ class Parser:
             out.append((outcomes[i], lst, _take_string(messages[i])))
         return out
 
-    def _result(self, result, as_tree, where, kbest=None):
+    def _result(self, result, as_tree, where, kbest=None, scores=False):
         outcome, tree, why = result
         if outcome == _FAILED:
             raise CkyError(where + why)
@@ -286,35 +311,47 @@ class Parser:
             raise ParseError(where + why)
         if kbest is not None:
             return [(_as_tree(t) if as_tree else t, score) for t, score in tree]
+        if scores:
+            return (_as_tree(tree[0]) if as_tree else tree[0], tree[1])
         return _as_tree(tree) if as_tree else tree
 
     @staticmethod
-    def _check_kbest(kbest):
+    def _check_kbest(kbest, scores):
         if kbest is not None and (not isinstance(kbest, int) or isinstance(kbest, bool) or
                                   kbest < 1):
             raise ValueError(f"kbest must be a whole number >= 1 or None, not {kbest!r}")
+        if kbest is not None and scores:
+            raise ValueError("kbest and scores do not go together: a k-best list gives each "
+                             "tree's max-rule score")
 
-    def _lines(self, lines, kbest):
-        return self._parse_lines(lines) if kbest is None else \
+    def _lines(self, lines, kbest, scores=False):
+        return self._parse_lines(lines, scores) if kbest is None else \
             self._parse_lines_kbest(lines, kbest)
 
-    def parse(self, sentence, as_tree=False, kbest=None):
+    def parse(self, sentence, as_tree=False, kbest=None, scores=False):
         """The tree of one sentence: a str of raw text, or a list of tokens.
 
         kbest=K: instead a list of up to K (tree, max-rule score) pairs, best first: the
         Berkeley parser's -kbest list (max-rule decoder; the pruned decoder on the ref or
         cpu engine, or prune="none" on ref; elsewhere CkyError names kbest and the engine).
-        A sentence without a tree gives [] (ParseError with strict=True)."""
-        self._check_kbest(kbest)
-        return self._result(self._lines([_line(sentence)], kbest)[0], as_tree, "", kbest)
+        A sentence without a tree gives [] (ParseError with strict=True).
 
-    def parse_many(self, sentences, batch_size=None, as_tree=False, kbest=None):
+        scores=True: instead (tree, Scores), the scores the Berkeley parser prints beside
+        the tree (Scores: model_score, sentence_likelihood, tree_likelihood, confidence,
+        as `cky parse --model-score` and the others give them; -inf without a tree; the
+        tree likelihood and confidence need pruning: nan with prune="none")."""
+        self._check_kbest(kbest, scores)
+        return self._result(self._lines([_line(sentence)], kbest, scores)[0], as_tree, "",
+                            kbest, scores)
+
+    def parse_many(self, sentences, batch_size=None, as_tree=False, kbest=None,
+                   scores=False):
         """Yield the trees of an iterable of sentences (raw str or token lists) in order,
         handing the library batch_size sentences at a time (default: as `cky parse`). An
         error is raised at the sentence it concerns, after the trees before it. kbest=K:
-        each sentence's k-best list, as parse gives it."""
+        each sentence's k-best list, scores=True: each (tree, Scores), as parse gives them."""
         self._check()
-        self._check_kbest(kbest)
+        self._check_kbest(kbest, scores)
         size = _lib.cky_parser_batch_size(self._h) if batch_size is None else batch_size
         if not isinstance(size, int) or size < 1:
             raise ValueError(f"batch_size must be a whole number >= 1, not {batch_size!r}")
@@ -322,13 +359,13 @@ class Parser:
         for sentence in sentences:
             batch.append(_line(sentence))
             if len(batch) == size:
-                for result in self._lines(batch, kbest):
+                for result in self._lines(batch, kbest, scores):
                     done += 1
-                    yield self._result(result, as_tree, f"sentence {done}: ", kbest)
+                    yield self._result(result, as_tree, f"sentence {done}: ", kbest, scores)
                 batch = []
-        for result in self._lines(batch, kbest) if batch else []:
+        for result in self._lines(batch, kbest, scores) if batch else []:
             done += 1
-            yield self._result(result, as_tree, f"sentence {done}: ", kbest)
+            yield self._result(result, as_tree, f"sentence {done}: ", kbest, scores)
 
     def close(self):
         """Release the parser and its grammar (also done when it is garbage collected)."""
