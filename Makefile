@@ -92,6 +92,9 @@ $(BUILD)/libcky.so: $(API_OBJ) $(LIB_OBJ) api/cky.map
 	$(Q)$(CC) $(ALL_CFLAGS) -shared -Wl,--version-script=api/cky.map -Wl,-soname,libcky.so \
 	    -o $@ $(API_OBJ) $(LIB_OBJ) $(LDLIBS)
 
+# util/jmath.c repeats HotSpot's Math.log operation by operation: no fused multiply-add
+# (-std=c11 already keeps GCC from contracting; clang's default would not).
+$(BUILD)/util/jmath.o: ALL_CFLAGS += -ffp-contract=off
 $(BUILD)/test/%.o: ALL_CFLAGS += -UNDEBUG -DCKY_SHARED='"$(SHARED)"' -DCKY_BUILD='"$(abspath $(BUILD))"' \
                                   -DCKY_SOURCE='"$(abspath .)"'
 # Objects are rebuilt when the compiler flags change (-fPIC came with libcky.so): the stamp
@@ -214,8 +217,9 @@ $(BUILD)/fuzz/fuzz_native: $(FUZZ_SRC) $(wildcard util/*.h grammar/*.h)
 
 # ---- standalone tools (tools/src/NAME.c -> build/NAME), outside LIB_SRC, CLI_SRC and
 # TEST_SRC, linked with the library: check_engine (check-cpu), tokenize_lines
-# (check-tokenizer: the tokenizer alone), check_masks (check-prune).
-TOOL_BIN := $(BUILD)/check_engine $(BUILD)/tokenize_lines $(BUILD)/check_masks
+# (check-tokenizer: the tokenizer alone), check_masks (check-prune), jlog_check (check-jlog).
+TOOL_BIN := $(BUILD)/check_engine $(BUILD)/tokenize_lines $(BUILD)/check_masks \
+            $(BUILD)/jlog_check
 $(TOOL_BIN): $(BUILD)/%: $(BUILD)/tools/src/%.o $(BUILD)/libcky.a
 	@echo "  LD      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libcky.a $(LDLIBS)
@@ -232,6 +236,13 @@ check-cpu: $(BUILD)/check_engine
 .PHONY: check-prune
 check-prune: $(BUILD)/check_masks
 	SHARED=$(SHARED) CHECK_MASKS=$(abspath $(BUILD)/check_masks) bash tools/check-prune
+
+# ---- check-jlog: util/jmath's Math.log against Java 17's on 10 million random doubles and
+# every probability of the sample grammars' text files (about 10 s; tools/check-jlog;
+# N= sets the count; Java 17 on x86_64).
+.PHONY: check-jlog
+check-jlog: $(BUILD)/jlog_check
+	SHARED=$(SHARED) JLOG_CHECK=$(abspath $(BUILD)/jlog_check) bash tools/check-jlog
 
 # ---- check-tokenizer: the tokenizer against the treebank's own tokens (seconds;
 # tools/check-tokenizer, with python3-nltk from Debian for the detokenizer).

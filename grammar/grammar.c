@@ -11,6 +11,7 @@
 #include <zlib.h>
 
 #include "../util/io.h"
+#include "../util/jmath.h"
 #include "lexicon_berkeley.h"
 
 struct grammar_builder {
@@ -28,7 +29,7 @@ struct grammar_builder {
 
 double grammar_log(double x)
 {
-    double y = log(x);
+    double y = jmath_log(x);
     return isnan(y) ? -INFINITY : y;
 }
 

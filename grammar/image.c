@@ -12,9 +12,10 @@
 #include "cascade_src.h"
 
 #define IMG_MAGIC "CKYGRAM" /* with its NUL, 8 bytes */
-#define IMG_FORMAT 5u /* 3: text exports carry a sum closure (max_closure saved); 4: the
+#define IMG_FORMAT 6u /* 3: text exports carry a sum closure (max_closure saved); 4: the
                          coarse-to-fine cascade of a native grammar; 5: the raw unary rules
-                         beside the sum closure */
+                         beside the sum closure; 6: log scores from Java's Math.log
+                         (util/jmath), no longer the C library's log */
 #define IMG_MAX_SUB 4096 /* builder_add_symbol's limit */
 
 typedef struct img_header {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../../grammar/lexicon_berkeley.h"
+#include "../../util/jmath.h"
 #include "maxrule_internal.h"
 
 
@@ -123,7 +124,7 @@ static cky_status inside_scaled(mr_chart *c, double *loglik)
     mr_inside_scaled(c);
     size_t top = mr_cell(c, 0, c->n);
     int scale = c->iscale[top * c->nsym];
-    *loglik = log(c->in[top * c->nsub + c->g->sub_offset[0]]) +
+    *loglik = jmath_log(c->in[top * c->nsub + c->g->sub_offset[0]]) +
               (double)(int)(unsigned)(100u * (unsigned)scale); /* Java's int product */
     return CKY_OK;
 }
@@ -171,7 +172,7 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
         fill_lexical(c);
         mr_inside(c);
         root = mr_in(c, 0, c->n)[g->sub_offset[0]];
-        loglik = log(root);
+        loglik = jmath_log(root); /* the jar's Math.log */
     }
     if (loglik == -INFINITY)
         out->underflow = 1;

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../../grammar/lexicon_berkeley.h"
+#include "../../util/jmath.h"
 #include "maxrule.h"
 #include "maxrule_internal.h"
 
@@ -188,7 +189,7 @@ cky_status maxrule_tree_loglik(const grammar *g, const tree *t, double *out)
         return w.st;
     }
     if (root.v && !w.unknown)
-        *out = log(root.v[0]) + (double)(int)(unsigned)(100u * (unsigned)root.scale);
+        *out = jmath_log(root.v[0]) + (double)(int)(unsigned)(100u * (unsigned)root.scale);
     free(root.v);
     return CKY_OK;
 }
