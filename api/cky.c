@@ -1,5 +1,7 @@
 /* cky: the flat C API of libcky.so (see cky.h), on top of grammar/, parser/ and
- * corpus_tools/. */
+ * corpus_tools/. The parse functions (trees, scores, k-best lists; with or without gold tags)
+ * share one path: batch_parse reads and parses the lines, then each writes its own out
+ * arrays. */
 #include "cky.h"
 
 #include <math.h>
@@ -9,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../corpus_tools/tagged.h"
 #include "../corpus_tools/tokenize.h"
 #include "../corpus_tools/tree.h"
 #include "../parser/parser.h"
@@ -176,8 +179,16 @@ static char *format(const char *fmt, ...)
     return s;
 }
 
-/* Why a sentence of `words` words got no tree. */
-static char *failure_message(const parse_result *r, int words, int max_length)
+/* Whether result_message has a message for r: why it has no tree, or that its tree was made
+ * without the gold tags. */
+static int has_message(const parse_result *r)
+{
+    return r->outcome != PARSE_OK || r->untagged;
+}
+
+/* Why a sentence of `words` words got no tree; for a tree its gold tags did not give (the
+ * jar's retry without them, parse_result.untagged) the note that says so; else NULL. */
+static char *result_message(const parse_result *r, int words, int max_length)
 {
     switch (r->outcome) {
     case PARSE_EMPTY: return format("empty sentence");
@@ -185,7 +196,11 @@ static char *failure_message(const parse_result *r, int words, int max_length)
         return format("%d words, longer than max_length %d: not parsed", words, max_length);
     case PARSE_NO_PARSE: return format("the grammar has no parse for this sentence");
     case PARSE_FAILED: return format("%s", r->error ? r->error : "failed");
-    case PARSE_OK: break;
+    case PARSE_OK:
+        if (r->untagged)
+            return format("no tree with the gold tags: parsed without them, as the Berkeley "
+                          "parser does");
+        break;
     }
     return NULL;
 }
@@ -208,11 +223,14 @@ static char *tree_string(const tree *t)
     return s;
 }
 
-/* Turn line k into a sentence (tokenized first when `tokenize`). */
-static cky_status read_line(const char *line, int tokenize, sentence *s)
+/* Turn line k into a sentence (tokenized first when `tokenize`), with the gold tags of the
+ * line `tags` (NULL: none; never with tokenize). */
+static cky_status read_line(const char *line, const char *tags, int tokenize, sentence *s)
 {
     if (!line)
         return cky_fail(CKY_ERR_ARG, "a line is NULL");
+    if (tags)
+        return tagged_from_lines(line, tags, s);
     char *tokens = NULL;
     int n;
     if (tokenize && tokenize_line(line, strlen(line), &tokens, &n))
@@ -223,11 +241,16 @@ static cky_status read_line(const char *line, int tokenize, sentence *s)
     return st;
 }
 
-/* Lines into sentences (s[0..n)); 0, or -1 with the message set. */
-static int read_lines(const char *const *lines, int n, int tokenize, sentence *s)
+/* Lines into sentences (s[0..n)), with the gold tags of tags[0..n) (NULL: none); 0, or -1
+ * with the message set. */
+static int read_lines(const char *const *lines, const char *const *tags, int n, int tokenize,
+                      sentence *s)
 {
     for (int k = 0; k < n; k++)
-        if (read_line(lines[k], tokenize, &s[k])) {
+        if (tags && !tags[k]) {
+            cky_fail(CKY_ERR_ARG, "line %d: its tags are NULL", k + 1);
+            return -1;
+        } else if (read_line(lines[k], tags ? tags[k] : NULL, tokenize, &s[k])) {
             cky_fail(CKY_ERR_ARG, "line %d: %s", k + 1, cky_last_error());
             return -1;
         }
@@ -286,18 +309,25 @@ typedef struct line_batch {
     int n, parsed;
 } line_batch;
 
-/* Read lines[0..n) into b and parse them with h's parser for v; 0 or -1 (with the error
- * set). b is the caller's to free (batch_free) either way. */
-static int batch_parse(cky_parser *h, parse_variant v, const char *const *lines, int n,
-                       int tokenize, line_batch *b)
+/* Read lines[0..n) (with the gold tags of tags[0..n); NULL: none) into b and parse them with
+ * h's parser for v; 0 or -1 (with the error set). b is the caller's to free (batch_free)
+ * either way. */
+static int batch_parse(cky_parser *h, parse_variant v, const char *const *lines,
+                       const char *const *tags, int n, int tokenize, line_batch *b)
 {
     *b = (line_batch){calloc((size_t)(n ? n : 1), sizeof *b->s),
                       calloc((size_t)(n ? n : 1), sizeof *b->r), n, 0};
     int rc = b->s && b->r ? 0 : -1;
     if (rc)
         cky_fail(CKY_ERR_NOMEM, "out of memory for %d sentences", n);
+    if (!rc && tags && h->opt.prune == PARSER_PRUNE_NONE) { /* as cky parse --gold-pos */
+        cky_fail(CKY_ERR_UNSUPPORTED, "gold tags need pruning (prune \"berkeley\" or "
+                 "\"accurate\", with a native .gr grammar: the cascade reads them), not prune "
+                 "\"none\"");
+        rc = -1;
+    }
     if (!rc)
-        rc = read_lines(lines, n, tokenize, b->s);
+        rc = read_lines(lines, tags, n, tokenize, b->s);
     if (!rc) {
         rc = parse_sentences(h, v, b->s, n, b->r);
         b->parsed = !rc;
@@ -317,12 +347,14 @@ static void batch_free(line_batch *b)
     free(b->r);
 }
 
-/* cky_parser_parse, and with `scores` (not NULL) cky_parser_parse_scores. */
-static int parse_trees(cky_parser *p, const char *const *lines, int n, int tokenize,
-                       char **trees, double *scores, int *outcomes, char **messages)
+/* cky_parser_parse, and with `scores` (not NULL) cky_parser_parse_scores; with tags (not
+ * NULL) their tagged functions. */
+static int parse_trees(cky_parser *p, const char *const *lines, const char *const *tags, int n,
+                       int tokenize, char **trees, double *scores, int *outcomes,
+                       char **messages)
 {
     line_batch b;
-    int rc = batch_parse(p, (parse_variant){0, scores != NULL}, lines, n, tokenize, &b);
+    int rc = batch_parse(p, (parse_variant){0, scores != NULL}, lines, tags, n, tokenize, &b);
     sentence *s = b.s;
     parse_result *r = b.r;
     parser_options o = variant_options(p, (parse_variant){0, scores != NULL});
@@ -332,8 +364,8 @@ static int parse_trees(cky_parser *p, const char *const *lines, int n, int token
         if (scores)
             parser_berkeley_scores(&o, &r[k], scores + (size_t)k * CKY_NSCORE);
         if (messages)
-            messages[k] = failure_message(&r[k], s[k].n, p->opt.max_length);
-        if (!trees[k] || (messages && r[k].outcome != PARSE_OK && !messages[k])) {
+            messages[k] = result_message(&r[k], s[k].n, p->opt.max_length);
+        if (!trees[k] || (messages && has_message(&r[k]) && !messages[k])) {
             for (int j = 0; j <= k; j++) {
                 free(trees[j]);
                 if (messages)
@@ -354,7 +386,7 @@ int cky_parser_parse(cky_parser *p, const char *const *lines, int n, int tokeniz
         cky_fail(CKY_ERR_ARG, "cky_parser_parse: invalid arguments");
         return -1;
     }
-    return parse_trees(p, lines, n, tokenize, trees, NULL, outcomes, messages);
+    return parse_trees(p, lines, NULL, n, tokenize, trees, NULL, outcomes, messages);
 }
 
 int cky_parser_parse_scores(cky_parser *p, const char *const *lines, int n, int tokenize,
@@ -364,7 +396,28 @@ int cky_parser_parse_scores(cky_parser *p, const char *const *lines, int n, int 
         cky_fail(CKY_ERR_ARG, "cky_parser_parse_scores: invalid arguments");
         return -1;
     }
-    return parse_trees(p, lines, n, tokenize, trees, scores, outcomes, messages);
+    return parse_trees(p, lines, NULL, n, tokenize, trees, scores, outcomes, messages);
+}
+
+int cky_parser_parse_tagged(cky_parser *p, const char *const *lines, const char *const *tags,
+                            int n, char **trees, int *outcomes, char **messages)
+{
+    if (!p || n < 0 || (n > 0 && (!lines || !tags || !trees || !outcomes))) {
+        cky_fail(CKY_ERR_ARG, "cky_parser_parse_tagged: invalid arguments");
+        return -1;
+    }
+    return parse_trees(p, lines, tags, n, 0, trees, NULL, outcomes, messages);
+}
+
+int cky_parser_parse_tagged_scores(cky_parser *p, const char *const *lines,
+                                   const char *const *tags, int n, char **trees,
+                                   double *scores, int *outcomes, char **messages)
+{
+    if (!p || n < 0 || (n > 0 && (!lines || !tags || !trees || !scores || !outcomes))) {
+        cky_fail(CKY_ERR_ARG, "cky_parser_parse_tagged_scores: invalid arguments");
+        return -1;
+    }
+    return parse_trees(p, lines, tags, n, 0, trees, scores, outcomes, messages);
 }
 
 /* Free the strings of lists 0..upto of a k-best call. */
@@ -382,17 +435,13 @@ static void free_lists(int upto, int kb, char **trees, char **messages)
     }
 }
 
-int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int tokenize, int kb,
-                           char **trees, double *scores, int *counts, int *outcomes,
-                           char **messages)
+/* cky_parser_parse_kbest, and with tags (not NULL) cky_parser_parse_tagged_kbest. */
+static int parse_lists(cky_parser *p, const char *const *lines, const char *const *tags, int n,
+                       int tokenize, int kb, char **trees, double *scores, int *counts,
+                       int *outcomes, char **messages)
 {
-    if (!p || n < 0 || kb < 1 || (n > 0 && (!lines || !trees || !scores || !counts ||
-                                            !outcomes))) {
-        cky_fail(CKY_ERR_ARG, "cky_parser_parse_kbest: invalid arguments");
-        return -1;
-    }
     line_batch b;
-    int rc = batch_parse(p, (parse_variant){kb, 0}, lines, n, tokenize, &b);
+    int rc = batch_parse(p, (parse_variant){kb, 0}, lines, tags, n, tokenize, &b);
     sentence *s = b.s;
     parse_result *r = b.r;
     for (int k = 0; k < n && !rc; k++) {
@@ -415,8 +464,8 @@ int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int t
         counts[k] = m;
         outcomes[k] = (int)r[k].outcome;
         if (messages) {
-            messages[k] = failure_message(&r[k], s[k].n, p->opt.max_length);
-            bad |= r[k].outcome != PARSE_OK && !messages[k];
+            messages[k] = result_message(&r[k], s[k].n, p->opt.max_length);
+            bad |= has_message(&r[k]) && !messages[k];
         }
         if (bad) {
             free_lists(k, kb, trees, messages);
@@ -426,6 +475,31 @@ int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int t
     }
     batch_free(&b);
     return rc;
+}
+
+int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int tokenize, int kb,
+                           char **trees, double *scores, int *counts, int *outcomes,
+                           char **messages)
+{
+    if (!p || n < 0 || kb < 1 || (n > 0 && (!lines || !trees || !scores || !counts ||
+                                            !outcomes))) {
+        cky_fail(CKY_ERR_ARG, "cky_parser_parse_kbest: invalid arguments");
+        return -1;
+    }
+    return parse_lists(p, lines, NULL, n, tokenize, kb, trees, scores, counts, outcomes,
+                       messages);
+}
+
+int cky_parser_parse_tagged_kbest(cky_parser *p, const char *const *lines,
+                                  const char *const *tags, int n, int kb, char **trees,
+                                  double *scores, int *counts, int *outcomes, char **messages)
+{
+    if (!p || n < 0 || kb < 1 || (n > 0 && (!lines || !tags || !trees || !scores || !counts ||
+                                            !outcomes))) {
+        cky_fail(CKY_ERR_ARG, "cky_parser_parse_tagged_kbest: invalid arguments");
+        return -1;
+    }
+    return parse_lists(p, lines, tags, n, 0, kb, trees, scores, counts, outcomes, messages);
 }
 
 int cky_tokenize(const char *line, char **tokens)

@@ -108,6 +108,37 @@ int cky_parser_parse_kbest(cky_parser *p, const char *const *lines, int n, int t
                            char **trees, double *scores, int *counts, int *outcomes,
                            char **messages);
 
+/* Parse n sentences with gold part-of-speech tags, as `cky parse --gold-pos` (the Berkeley
+ * parser's -useGoldPOS): lines[k] holds the words, separated by white space (not tokenized),
+ * tags[k] their tags, one per word, separated by white space; each tag is taken up to its
+ * first '-', as the jar reads it (NN-HLN gives NN, -LRB- and -NONE- the empty tag). Each
+ * word's lexicon gives a score to its tag alone, in every pass of the pruned cascade and
+ * in the final pass; a sentence whose tags give no tree (a tag the grammar lacks, the empty
+ * tag, tags no rule combines) is parsed again without them, as the jar does, and
+ * messages[k] (if not NULL) then says so beside its tree (outcome CKY_PARSE_OK). The rest as
+ * cky_parser_parse: trees, outcomes, messages (NULL for any other tree). Fails (-1, nothing
+ * set) where the counts of words and tags of a line differ (the message names the line and
+ * both counts) or without pruning (prune "none", which a text export gets): the cascade
+ * reads the tags. Returns 0 or -1. */
+int cky_parser_parse_tagged(cky_parser *p, const char *const *lines, const char *const *tags,
+                            int n, char **trees, int *outcomes, char **messages);
+
+/* cky_parser_parse_scores of sentences with gold tags (read and parsed as
+ * cky_parser_parse_tagged reads and parses them): the Berkeley scores of each tree, as cky
+ * parse --gold-pos with --model-score and the others. Returns 0 or -1. */
+int cky_parser_parse_tagged_scores(cky_parser *p, const char *const *lines,
+                                   const char *const *tags, int n, char **trees,
+                                   double *scores, int *outcomes, char **messages);
+
+/* cky_parser_parse_kbest of sentences with gold tags (read and parsed as
+ * cky_parser_parse_tagged reads and parses them): the k-best lists within the tags' lexicon,
+ * as cky parse --gold-pos --kbest: where the tags give no tree, the list of the retry
+ * without them (the jar's -kbest gives the empty list there: docs/berkeley.md). Returns 0
+ * or -1. */
+int cky_parser_parse_tagged_kbest(cky_parser *p, const char *const *lines,
+                                  const char *const *tags, int n, int kb, char **trees,
+                                  double *scores, int *counts, int *outcomes, char **messages);
+
 /* Tokenize one line of raw text: *tokens = the tokens separated by single spaces. 0 or -1. */
 int cky_tokenize(const char *line, char **tokens);
 

@@ -56,6 +56,14 @@ static char *copy(const char *s, size_t n)
     return c;
 }
 
+/* The end of the tag s[t0 .. t1) as the jar reads it: before its first '-' (Java's
+ * tag.split("-")[0]). */
+static size_t tag_end(const char *s, size_t t0, size_t t1)
+{
+    const char *dash = memchr(s + t0, '-', t1 - t0);
+    return dash ? (size_t)(dash - s) : t1;
+}
+
 /* The words so far as a sentence (*done = 1), or *done = 0 without any. */
 static cky_status emit(tagged_reader *r, int *done, sentence *out)
 {
@@ -86,9 +94,7 @@ cky_status tagged_add_line(tagged_reader *r, const char *line, size_t len, int *
     trim(line, &t0, &t1);
     if (w0 == w1)
         return cky_fail(CKY_ERR_FORMAT, "no word before the tab");
-    const char *dash = memchr(line + t0, '-', t1 - t0); /* split("-")[0] */
-    if (dash)
-        t1 = (size_t)(dash - line);
+    t1 = tag_end(line, t0, t1);
     if (r->n == r->cap) {
         int cap = r->cap ? 2 * r->cap : 64;
         char **w = realloc(r->words, (size_t)cap * sizeof *w);
@@ -115,4 +121,48 @@ cky_status tagged_add_line(tagged_reader *r, const char *line, size_t len, int *
 cky_status tagged_finish(tagged_reader *r, int *done, sentence *out)
 {
     return emit(r, done, out);
+}
+
+/* The white space sentence_from_line splits words on. */
+static int is_space(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+cky_status tagged_from_lines(const char *words, const char *tags, sentence *out)
+{
+    sentence w;
+    cky_status st = sentence_from_line(words, strlen(words), &w);
+    if (st)
+        return st;
+    size_t len = strlen(tags);
+    char *buf = malloc(len + 1), **tag = malloc((len / 2 + 1) * sizeof *tag);
+    int n = 0;
+    if (!buf || !tag)
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+    else
+        memcpy(buf, tags, len + 1);
+    for (size_t i = 0; !st && i < len;) { /* tags cut in place, each NUL-terminated */
+        while (i < len && is_space((unsigned char)buf[i]))
+            i++;
+        if (i == len)
+            break;
+        size_t t0 = i;
+        while (i < len && !is_space((unsigned char)buf[i]))
+            i++;
+        size_t end = tag_end(buf, t0, i);
+        if (i < len)
+            i++; /* past the separator, which the NUL may overwrite */
+        buf[end] = '\0';
+        tag[n++] = buf + t0;
+    }
+    if (!st && n != w.n)
+        st = cky_fail(CKY_ERR_FORMAT, "%d word%s but %d tag%s: a tag per word", w.n,
+                      w.n == 1 ? "" : "s", n, n == 1 ? "" : "s");
+    if (!st)
+        st = sentence_from_tagged(w.words, tag, n, out);
+    sentence_free(&w);
+    free(buf);
+    free(tag);
+    return st;
 }

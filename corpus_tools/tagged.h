@@ -8,7 +8,10 @@
  * has, so that sentence is parsed without its tags). Where the jar fails (an exception that
  * ends its run) cky is lenient or names the line: each line is trimmed (the jar trims only
  * a sentence's first line), blank lines in a row are one separator, the last sentence needs
- * no blank line after it, and a line without a tab is an error naming it. */
+ * no blank line after it, and a line without a tab is an error naming it.
+ *
+ * The same sentences also come as two lines (tagged_from_lines, the C API's tagged parse):
+ * the words, and their tags, each separated by white space. */
 #ifndef CKY_CORPUS_TAGGED_H
 #define CKY_CORPUS_TAGGED_H
 
@@ -36,5 +39,12 @@ cky_status tagged_finish(tagged_reader *r, int *done, sentence *out);
 
 /* 1 if word lines of an unfinished sentence are held. */
 int tagged_pending(const tagged_reader *r);
+
+/* A sentence of the words of `words` (split and written as sentence_from_line does) with the
+ * gold tags of `tags`, one per word, split on the same white space and each cut before its
+ * first '-' as a word line's tag is (RB-TMP gives RB, -LRB- the empty tag). CKY_ERR_FORMAT
+ * when the counts differ (the message gives both); no words and no tags is a sentence of
+ * none. */
+cky_status tagged_from_lines(const char *words, const char *tags, sentence *out);
 
 #endif

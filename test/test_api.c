@@ -1,6 +1,7 @@
 /* Tests of the flat C API of libcky.so (api/cky.h): open errors with messages, raw and
  * tokenized lines giving the same trees, outcomes and messages of sentences without a tree,
- * k-best lists, and the scores against the Berkeley parser's own. */
+ * k-best lists, the scores against the Berkeley parser's own, and parses with gold tags
+ * against its -useGoldPOS output and cky parse --gold-pos's. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,9 +9,13 @@
 #include <string.h>
 
 #include "../api/cky.h"
+#include "../corpus_tools/tree.h"
 #include "../util/jdouble.h"
+#include "test_cli_run.h"
 
 #define SM1 CKY_SHARED "/grammars/sample-sm1/sample-sm1.gr"
+#define SM5 CKY_SHARED "/grammars/sample-sm5/sample-sm5.gr"
+#define REF CKY_SHARED "/reference/berkeley"
 
 Test(api, open_errors)
 {
@@ -115,8 +120,8 @@ Test(api, kbest_lists)
 }
 
 /* The first fields of the first n lines of the jar's file NAME (dev.txt, sample-sm5), each
- * up to its tab, into field[k] (malloc'ed), the rest (the tree) into tree[k]. */
-static void jar_lines(const char *name, int n, char **field, char **tree)
+ * up to its tab, into field[k] (malloc'ed), the rest (the tree) into text[k]. */
+static void jar_lines(const char *name, int n, char **field, char **text)
 {
     char path[512], line[65536];
     snprintf(path, sizeof path, CKY_SHARED "/reference/berkeley/cli/dev.sample-sm5.%s.txt",
@@ -130,7 +135,7 @@ static void jar_lines(const char *name, int n, char **field, char **tree)
         cr_assert_not_null(tab, "%s: line %d", path, k + 1);
         *tab = 0;
         field[k] = strdup(line);
-        tree[k] = strdup(tab + 1);
+        text[k] = strdup(tab + 1);
     }
     fclose(f);
 }
@@ -163,8 +168,8 @@ Test(api, scores_are_the_jars, .timeout = 300)
     cr_assert_eq(cky_parser_parse_scores(p, (const char *const *)words, N, 0, trees, sc,
                                          outcomes, NULL), 0, "%s", cky_error_message());
     for (int f = 0; f < 4; f++) {
-        char *field[N], *tree[N];
-        jar_lines(files[f], N, field, tree);
+        char *field[N], *text[N];
+        jar_lines(files[f], N, field, text);
         for (int k = 0; k < N; k++) {
             char buf[64];
             double x = sc[k * CKY_NSCORE + index[f]];
@@ -173,9 +178,9 @@ Test(api, scores_are_the_jars, .timeout = 300)
             else
                 jdouble_format(x, buf, sizeof buf);
             cr_expect_str_eq(buf, field[k], "%s, line %d", files[f], k + 1);
-            cr_expect_str_eq(trees[k], tree[k], "%s, line %d", files[f], k + 1);
+            cr_expect_str_eq(trees[k], text[k], "%s, line %d", files[f], k + 1);
             free(field[k]);
-            free(tree[k]);
+            free(text[k]);
         }
     }
     cky_parser_close(p);
@@ -198,4 +203,225 @@ Test(api, scores_are_the_jars, .timeout = 300)
         cky_string_free(trees[k]);
         free(words[k]);
     }
+}
+
+/* The preterminals under t, -NONE- left out: their words and tags appended to w and g, each
+ * followed by a space. */
+static void add_tagged(const tree *t, char *w, char *g, size_t size)
+{
+    for (const tree *c = t->child; c; c = c->next) {
+        if (c->child && !c->child->child && !c->child->next) {
+            if (strcmp(c->label, "-NONE-")) {
+                cr_assert_lt(strlen(w) + strlen(c->child->label) + 1, size);
+                cr_assert_lt(strlen(g) + strlen(c->label) + 1, size);
+                strcat(strcat(w, c->child->label), " ");
+                strcat(strcat(g, c->label), " ");
+            }
+        } else if (c->child) {
+            add_tagged(c, w, g, size);
+        }
+    }
+}
+
+/* The words and gold tags of the first n trees of dev.mrg as the jar read them for its
+ * -useGoldPOS file (tools/berkeley/make-cli-refs.sh's gold_pos: the preterminals' words and
+ * tags as written, -NONE- left out), each a line separated by spaces, into words[k] and
+ * tags[k] (malloc'ed). */
+static void dev_tagged(int n, char **words, char **tags)
+{
+    tree_reader *rd;
+    cr_assert_eq(tree_reader_open(CKY_SHARED "/data/ptb-sample/dev.mrg", &rd), CKY_OK);
+    for (int k = 0; k < n; k++) {
+        tree *t;
+        cr_assert_eq(tree_reader_next(rd, &t), CKY_OK);
+        cr_assert_not_null(t);
+        words[k] = calloc(1, 65536);
+        tags[k] = calloc(1, 65536);
+        cr_assert(words[k] && tags[k]);
+        add_tagged(t, words[k], tags[k], 65536);
+        tree_free(t);
+    }
+    tree_reader_close(rd);
+}
+
+/* The first n lines of `path` (without their line ends) into line[k] (malloc'ed). */
+static void read_lines_of(const char *path, int n, char **line)
+{
+    char buf[65536];
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    for (int k = 0; k < n; k++) {
+        cr_assert_not_null(fgets(buf, sizeof buf, f), "%s: line %d", path, k + 1);
+        buf[strcspn(buf, "\n")] = 0;
+        line[k] = strdup(buf);
+    }
+    fclose(f);
+}
+
+/* The word<TAB>tag lines of cky parse --gold-pos for the n sentences words[k] / tags[k]
+ * (separated by single spaces, as dev_tagged writes them) into the file at path. */
+static void write_gold_pos(const char *path, int n, char **words, char **tags)
+{
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f, "%s", path);
+    for (int k = 0; k < n; k++) {
+        char *w = strdup(words[k]), *g = strdup(tags[k]), *ws, *gs;
+        for (char *a = strtok_r(w, " ", &ws), *b = strtok_r(g, " ", &gs); a && b;
+             a = strtok_r(NULL, " ", &ws), b = strtok_r(NULL, " ", &gs))
+            fprintf(f, "%s\t%s\n", a, b);
+        fputc('\n', f);
+        free(w);
+        free(g);
+    }
+    fclose(f);
+}
+
+/* cky_parser_parse_tagged on the first dev sentences with dev.mrg's tags, sample-sm5 (the
+ * jar's default: pruned max-rule): every tree the jar's -useGoldPOS output
+ * (cli/dev.sample-sm5.goldpos.txt, 7 of these 18 trees not its plain output, so a parse that
+ * ignored the tags fails) and cky parse --gold-pos's; sentence 17, whose -LRB- the jar reads
+ * as the empty tag, parsed again without its tags and its message saying so. The scores
+ * (cky_parser_parse_tagged_scores) are cky parse --gold-pos --tree-likelihood
+ * --sentence-likelihood --confidence's; the k-best lists (cky_parser_parse_tagged_kbest)
+ * start with the tree and keep every word's gold tag. */
+Test(api, gold_tags_are_the_jars, .timeout = 300)
+{
+    enum { N = 18, RETRIED = 16, K = 3, NK = 6 };
+    cky_parser *p = cky_parser_open(CKY_SHARED "/grammars/sample-sm5/sample-sm5.gr", "ref",
+                                    "maxrule", 1, 200, 0);
+    cr_assert_not_null(p, "%s", cky_error_message());
+    char *words[N], *tags[N], *jar[N], *plain[N], *trees[N], *msg[N];
+    int outcomes[N];
+    dev_tagged(N, words, tags);
+    read_lines_of(REF "/cli/dev.sample-sm5.goldpos.txt", N, jar);
+    read_lines_of(REF "/dev.sample-sm5.maxrule.mrg", N, plain);
+    const char *const *w = (const char *const *)words, *const *g = (const char *const *)tags;
+    cr_assert_eq(cky_parser_parse_tagged(p, w, g, N, trees, outcomes, msg), 0, "%s",
+                 cky_error_message());
+    int differ = 0;
+    for (int k = 0; k < N; k++) {
+        cr_expect_str_eq(trees[k], jar[k], "sentence %d", k + 1);
+        cr_expect_eq(outcomes[k], CKY_PARSE_OK, "sentence %d", k + 1);
+        differ += strcmp(jar[k], plain[k]) != 0;
+        if (k == RETRIED)
+            cr_expect(msg[k] && strstr(msg[k], "no tree with the gold tags: parsed without "
+                                       "them"), "sentence %d: %s", k + 1, msg[k]);
+        else
+            cr_expect_null(msg[k], "sentence %d: %s", k + 1, msg[k]);
+    }
+    cr_expect_eq(differ, 7, "the jar's trees with gold tags are not its plain ones");
+    cr_expect(strstr(tags[RETRIED], "-LRB-"));
+
+    /* cky parse --gold-pos on the same sentences */
+    char d[64] = "/tmp/cky-api-test-XXXXXX";
+    cr_assert_not_null(mkdtemp(d));
+    char path[128];
+    snprintf(path, sizeof path, "%s/in.tags", d);
+    write_gold_pos(path, N, words, tags);
+    cr_assert_eq(run_sh(d, "'" RUN_CKY "' parse -g '" SM5 "' --engine ref --gold-pos -i in.tags "
+                        "> trees 2>/dev/null && '" RUN_CKY "' parse -g '" SM5 "' --engine ref "
+                        "--gold-pos --tree-likelihood --sentence-likelihood --confidence "
+                        "-i in.tags > scores 2>/dev/null"), 0);
+    char *cli = run_read(d, "trees"), *cli_sc = run_read(d, "scores"), *at = cli, *sat = cli_sc;
+    double sc[N * CKY_NSCORE];
+    char *st[N];
+    cr_assert_eq(cky_parser_parse_tagged_scores(p, w, g, N, st, sc, outcomes, NULL), 0, "%s",
+                 cky_error_message());
+    for (int k = 0; k < N; k++) {
+        char *nl = strchr(at, '\n'), *snl = strchr(sat, '\n'), want[65536];
+        cr_assert(nl && snl, "cky parse wrote fewer than %d lines", N);
+        *nl = *snl = '\0';
+        cr_expect_str_eq(trees[k], at, "sentence %d: not cky parse --gold-pos's", k + 1);
+        char a[64], b[64], c[64];
+        jdouble_format(sc[k * CKY_NSCORE + CKY_SCORE_TREE], a, sizeof a);
+        jdouble_format(sc[k * CKY_NSCORE + CKY_SCORE_SENTENCE], b, sizeof b);
+        jdouble_format(sc[k * CKY_NSCORE + CKY_SCORE_CONFIDENCE], c, sizeof c);
+        snprintf(want, sizeof want, "%s\t%s\t%s\t%s", a, b, c, st[k]);
+        cr_expect_str_eq(want, sat, "sentence %d: not cky parse --gold-pos's scores", k + 1);
+        cr_expect_str_eq(st[k], trees[k], "sentence %d", k + 1);
+        at = nl + 1;
+        sat = snl + 1;
+        cky_string_free(st[k]);
+    }
+    free(cli);
+    free(cli_sc);
+    run_sh("/", "rm -rf '%s'", d);
+
+    /* k-best lists of the first sentences: the tree first, every tree with the gold tags */
+    char *kt[NK * K];
+    double ks[NK * K];
+    int counts[NK];
+    cr_assert_eq(cky_parser_parse_tagged_kbest(p, w, g, NK, K, kt, ks, counts, outcomes, NULL),
+                 0, "%s", cky_error_message());
+    for (int k = 0; k < NK; k++) {
+        cr_expect_eq(counts[k], K, "sentence %d", k + 1);
+        cr_expect_str_eq(kt[k * K], trees[k], "sentence %d", k + 1);
+        for (int x = 0; x < counts[k]; x++) {
+            char *ws, *gs, *wc = strdup(words[k]), *gc = strdup(tags[k]), pre[256];
+            for (char *a = strtok_r(wc, " ", &ws), *b = strtok_r(gc, " ", &gs); a && b;
+                 a = strtok_r(NULL, " ", &ws), b = strtok_r(NULL, " ", &gs)) {
+                snprintf(pre, sizeof pre, "(%s %s)", b, a);
+                cr_expect(strstr(kt[k * K + x], pre), "sentence %d, tree %d lacks %s: %s",
+                          k + 1, x + 1, pre, kt[k * K + x]);
+            }
+            free(wc);
+            free(gc);
+            cky_string_free(kt[k * K + x]);
+        }
+    }
+    for (int k = 0; k < N; k++) {
+        cky_string_free(trees[k]);
+        cky_string_free(msg[k]);
+        free(words[k]);
+        free(tags[k]);
+        free(jar[k]);
+        free(plain[k]);
+    }
+    cky_parser_close(p);
+}
+
+/* A tag the grammar lacks: the sentence parsed again without its tags (the tree of its plain
+ * parse, the message saying so); a tag up to its first '-' (NN-HLN is NN); the refusals:
+ * counts of words and tags that differ, NULL tags, a parser without pruning. */
+Test(api, wrong_gold_tags)
+{
+    cky_parser *p = cky_parser_open(SM1, "ref", "maxrule", 1, 200, 0);
+    cr_assert_not_null(p, "%s", cky_error_message());
+    const char *lines[] = {"The dog barks .", "Time flies like an arrow",
+                           "Time flies like an arrow", ""};
+    const char *tags[] = {"DT NOSUCHTAG VBZ .", "VB-HLN NNS IN DT-X NN", "VB NNS IN DT NN", ""};
+    char *t[4], *m[4], *plain[1];
+    int o[4];
+    cr_assert_eq(cky_parser_parse_tagged(p, lines, tags, 4, t, o, m), 0, "%s",
+                 cky_error_message());
+    cr_assert_eq(cky_parser_parse(p, lines, 1, 0, plain, o, NULL), 0);
+    cr_expect_str_eq(t[0], plain[0], "a tag the grammar lacks: the plain parse");
+    cr_expect(m[0] && strstr(m[0], "no tree with the gold tags"), "%s", m[0]);
+    cr_expect(strstr(t[1], "(VB Time)") && strstr(t[1], "(NNS flies)"), "%s", t[1]);
+    cr_expect_str_eq(t[1], t[2], "the tag up to its first '-'");
+    cr_expect_null(m[1]);
+    cr_expect_eq(o[3], CKY_PARSE_EMPTY);
+    cr_expect_str_eq(m[3], "empty sentence");
+    for (int k = 0; k < 4; k++) {
+        cky_string_free(t[k]);
+        cky_string_free(m[k]);
+    }
+    cky_string_free(plain[0]);
+    const char *fewer[] = {"DT NN VBZ .", "NN VBZ IN DT"};
+    cr_expect_eq(cky_parser_parse_tagged(p, lines, fewer, 2, t, o, NULL), -1);
+    cr_expect(strstr(cky_error_message(), "line 2: 5 words but 4 tags"), "%s",
+              cky_error_message());
+    const char *none[] = {"DT NN VBZ .", NULL};
+    cr_expect_eq(cky_parser_parse_tagged(p, lines, none, 2, t, o, NULL), -1);
+    cr_expect(strstr(cky_error_message(), "line 2: its tags are NULL"), "%s",
+              cky_error_message());
+    cr_expect_eq(cky_parser_parse_tagged(p, lines, NULL, 1, t, o, NULL), -1);
+    cky_parser_close(p);
+    p = cky_parser_open_prune(SM1, "ref", "maxrule", "none", 1, 200, 0, NULL, NULL);
+    cr_assert_not_null(p, "%s", cky_error_message());
+    cr_expect_eq(cky_parser_parse_tagged(p, lines, tags, 1, t, o, NULL), -1);
+    cr_expect(strstr(cky_error_message(), "gold tags need pruning"), "%s", cky_error_message());
+    double sc[CKY_NSCORE];
+    cr_expect_eq(cky_parser_parse_tagged_scores(p, lines, tags, 1, t, sc, o, NULL), -1);
+    cky_parser_close(p);
 }

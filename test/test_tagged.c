@@ -1,6 +1,7 @@
 /* Tests of corpus_tools/tagged.h, the -useGoldPOS input: word<TAB>tag lines into sentences
  * with their tags, the tag cut before its first '-' as the jar cuts it, blank lines, and the
- * lines it refuses. */
+ * lines it refuses; and the same sentences from a line of words and a line of tags
+ * (tagged_from_lines, the C API's). */
 #include <criterion/criterion.h>
 #include <string.h>
 
@@ -81,4 +82,38 @@ Test(tagged, brackets_in_words_are_escaped)
     char out[1024];
     cr_assert_eq(feed("f(x)\tNN\n\n", out, sizeof out), CKY_OK);
     cr_expect_str_eq(out, "f-LRB-x-RRB-/NN|");
+}
+
+/* s as "word/tag word/tag" into out. */
+static void show(const sentence *s, char *out, size_t size)
+{
+    out[0] = '\0';
+    cr_assert_not_null(s->tags);
+    for (int k = 0; k < s->n; k++) {
+        strncat(out, s->words[k], size - strlen(out) - 1);
+        strncat(out, "/", size - strlen(out) - 1);
+        strncat(out, s->tags[k], size - strlen(out) - 1);
+        if (k + 1 < s->n)
+            strncat(out, " ", size - strlen(out) - 1);
+    }
+}
+
+/* Two lines: split on white space, the words written as an input line's, the tags cut as a
+ * word line's; the counts must agree. */
+Test(tagged, from_a_line_of_words_and_one_of_tags)
+{
+    char out[1024];
+    sentence s;
+    cr_assert_eq(tagged_from_lines(" Now ( x  f(y)\t", "RB-TMP\t-LRB- -NONE-   NN- ", &s),
+                 CKY_OK);
+    show(&s, out, sizeof out);
+    cr_expect_str_eq(out, "Now/RB -LRB-/ x/ f-LRB-y-RRB-/NN");
+    sentence_free(&s);
+    cr_assert_eq(tagged_from_lines("", "  ", &s), CKY_OK);
+    cr_expect_eq(s.n, 0);
+    sentence_free(&s);
+    cr_expect_eq(tagged_from_lines("The dog barks", "DT NN", &s), CKY_ERR_FORMAT);
+    cr_expect(strstr(cky_last_error(), "3 words but 2 tags"), "%s", cky_last_error());
+    cr_expect_eq(tagged_from_lines("dog", "NN VBZ", &s), CKY_ERR_FORMAT);
+    cr_expect(strstr(cky_last_error(), "1 word but 2 tags"), "%s", cky_last_error());
 }

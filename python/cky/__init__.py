@@ -4,6 +4,7 @@
     p = cky.Parser("sample-sm3.gr", engine="cpu")
     p.parse("The company said it expects full vindication.")   # raw text, tokenized here
     p.parse(["Stocks", "fell", "."])                           # tokens
+    p.parse(["Stocks", "fell", "."], tags=["NNS", "VBD", "."])  # with gold POS tags
     for tree in p.parse_many(sentences, batch_size=256): ...   # in order, batched
 
 Trees come back as strings, one line in the Berkeley parser's layout "( (S ...) )", or as
@@ -25,6 +26,7 @@ repository's build/libcky.so is used.
 """
 import collections
 import ctypes
+import itertools
 import logging
 import os
 import time
@@ -124,6 +126,23 @@ def _load():
                                             ctypes.POINTER(ctypes.c_double),
                                             ctypes.POINTER(c_int), ctypes.POINTER(ptr)]
     lib.cky_parser_parse_scores.restype = c_int
+    lib.cky_parser_parse_tagged.argtypes = [ptr, ctypes.POINTER(c_str), ctypes.POINTER(c_str),
+                                            c_int, ctypes.POINTER(ptr), ctypes.POINTER(c_int),
+                                            ctypes.POINTER(ptr)]
+    lib.cky_parser_parse_tagged.restype = c_int
+    lib.cky_parser_parse_tagged_scores.argtypes = [ptr, ctypes.POINTER(c_str),
+                                                   ctypes.POINTER(c_str), c_int,
+                                                   ctypes.POINTER(ptr),
+                                                   ctypes.POINTER(ctypes.c_double),
+                                                   ctypes.POINTER(c_int), ctypes.POINTER(ptr)]
+    lib.cky_parser_parse_tagged_scores.restype = c_int
+    lib.cky_parser_parse_tagged_kbest.argtypes = [ptr, ctypes.POINTER(c_str),
+                                                  ctypes.POINTER(c_str), c_int, c_int,
+                                                  ctypes.POINTER(ptr),
+                                                  ctypes.POINTER(ctypes.c_double),
+                                                  ctypes.POINTER(c_int), ctypes.POINTER(c_int),
+                                                  ctypes.POINTER(ptr)]
+    lib.cky_parser_parse_tagged_kbest.restype = c_int
     lib.cky_tokenize.argtypes = [c_str, ctypes.POINTER(ptr)]
     lib.cky_tokenize.restype = c_int
     lib.cky_error_message.argtypes = []
@@ -168,6 +187,19 @@ def tokenize(text):
     return s.split(" ") if s else []
 
 
+def _tokens(items, what="token"):
+    """A list of tokens (or tags: what), each a non-empty str without white space."""
+    if isinstance(items, (str, bytes, bytearray)) or not hasattr(items, "__iter__"):
+        raise TypeError(f"expected a list of str ({what}s), not {type(items).__name__}")
+    items = list(items)
+    for t in items:
+        if not isinstance(t, str):
+            raise TypeError(f"a {what} must be a str, not {type(t).__name__}")
+        if not t or t != "".join(t.split()):
+            raise ValueError(f"a {what} must be a non-empty str without white space: {t!r}")
+    return items
+
+
 def _line(sentence):
     """A sentence as one line for the library: raw text is tokenized, tokens are joined."""
     if isinstance(sentence, str):
@@ -175,13 +207,20 @@ def _line(sentence):
     if isinstance(sentence, (bytes, bytearray)) or not hasattr(sentence, "__iter__"):
         raise TypeError("a sentence is a str (raw text) or a list of str (tokens), not "
                         f"{type(sentence).__name__}")
-    tokens = list(sentence)
-    for t in tokens:
-        if not isinstance(t, str):
-            raise TypeError(f"a token must be a str, not {type(t).__name__}")
-        if not t or t != "".join(t.split()):
-            raise ValueError(f"a token must be a non-empty str without white space: {t!r}")
-    return _encode(" ".join(tokens))
+    return _encode(" ".join(_tokens(sentence)))
+
+
+def _tagged_lines(sentence, tags):
+    """A sentence of tokens and its gold tags, one per token, as the library's two lines."""
+    if isinstance(sentence, str):
+        raise TypeError("with tags, a sentence is a list of str (tokens), not raw text: the "
+                        "tags are those of given tokens (as `cky parse --gold-pos`, which does "
+                        "not tokenize)")
+    tokens, tags = _tokens(sentence), _tokens(tags, "tag")
+    if len(tokens) != len(tags):
+        raise ValueError(f"{len(tokens)} token{'s' if len(tokens) != 1 else ''} but "
+                         f"{len(tags)} tag{'s' if len(tags) != 1 else ''}: a tag per token")
+    return _encode(" ".join(tokens)), _encode(" ".join(tags))
 
 
 def _as_tree(s):
@@ -257,21 +296,30 @@ class Parser:
         if not self._h:
             raise CkyError("the parser is closed")
 
-    def _parse_lines(self, lines, scores=False):
+    def _parse_lines(self, lines, scores=False, tags=None):
         """(outcome, tree string, why there is none) of each line, in order; with scores,
-        (tree string, Scores) in the tree's place."""
+        (tree string, Scores) in the tree's place; tags: the gold tag line of each line
+        (why: also the note on a tree the tags did not give)."""
         self._check()
         n = len(lines)
         c_lines = (ctypes.c_char_p * n)(*lines)
         trees = (ctypes.c_void_p * n)()
         outcomes = (ctypes.c_int * n)()
         messages = (ctypes.c_void_p * n)()
+        c_tags = None if tags is None else (ctypes.c_char_p * n)(*tags)
         if scores:
             sc = (ctypes.c_double * (n * _NSCORE))()
-            rc = _lib.cky_parser_parse_scores(self._h, c_lines, n, 0, trees, sc, outcomes,
-                                              messages)
-        else:
+            if tags is None:
+                rc = _lib.cky_parser_parse_scores(self._h, c_lines, n, 0, trees, sc, outcomes,
+                                                  messages)
+            else:
+                rc = _lib.cky_parser_parse_tagged_scores(self._h, c_lines, c_tags, n, trees,
+                                                         sc, outcomes, messages)
+        elif tags is None:
             rc = _lib.cky_parser_parse(self._h, c_lines, n, 0, trees, outcomes, messages)
+        else:
+            rc = _lib.cky_parser_parse_tagged(self._h, c_lines, c_tags, n, trees, outcomes,
+                                              messages)
         if rc:
             raise _error()
         out = []
@@ -282,9 +330,9 @@ class Parser:
             out.append((outcomes[k], tree, _take_string(messages[k])))
         return out
 
-    def _parse_lines_kbest(self, lines, k):
+    def _parse_lines_kbest(self, lines, k, tags=None):
         """(outcome, [(tree string, max-rule score), ...], why there is none) of each
-        line, in order: its k-best list."""
+        line, in order: its k-best list (tags: as _parse_lines)."""
         self._check()
         n = len(lines)
         c_lines = (ctypes.c_char_p * n)(*lines)
@@ -293,8 +341,14 @@ class Parser:
         counts = (ctypes.c_int * n)()
         outcomes = (ctypes.c_int * n)()
         messages = (ctypes.c_void_p * n)()
-        if _lib.cky_parser_parse_kbest(self._h, c_lines, n, 0, k, trees, scores, counts,
-                                       outcomes, messages):
+        if tags is None:
+            rc = _lib.cky_parser_parse_kbest(self._h, c_lines, n, 0, k, trees, scores, counts,
+                                             outcomes, messages)
+        else:
+            rc = _lib.cky_parser_parse_tagged_kbest(self._h, c_lines,
+                                                    (ctypes.c_char_p * n)(*tags), n, k, trees,
+                                                    scores, counts, outcomes, messages)
+        if rc:
             raise _error()
         out = []
         for i in range(n):
@@ -309,6 +363,8 @@ class Parser:
             raise CkyError(where + why)
         if self.strict and outcome != _OK:
             raise ParseError(where + why)
+        if outcome == _OK and why:  # a tree its gold tags did not give (parsed without them)
+            _log.warning("%s%s", where, why)
         if kbest is not None:
             return [(_as_tree(t) if as_tree else t, score) for t, score in tree]
         if scores:
@@ -324,12 +380,21 @@ class Parser:
             raise ValueError("kbest and scores do not go together: a k-best list gives each "
                              "tree's max-rule score")
 
-    def _lines(self, lines, kbest, scores=False):
-        return self._parse_lines(lines, scores) if kbest is None else \
-            self._parse_lines_kbest(lines, kbest)
+    def _lines(self, lines, kbest, scores=False, tags=None):
+        return self._parse_lines(lines, scores, tags) if kbest is None else \
+            self._parse_lines_kbest(lines, kbest, tags)
 
-    def parse(self, sentence, as_tree=False, kbest=None, scores=False):
+    def parse(self, sentence, as_tree=False, kbest=None, scores=False, tags=None):
         """The tree of one sentence: a str of raw text, or a list of tokens.
+
+        tags=[...]: the sentence's gold part-of-speech tags, one per token (the sentence a
+        list of tokens, not raw text; ValueError when the counts differ), as `cky parse
+        --gold-pos` (the Berkeley parser's -useGoldPOS): each tag is taken up to its first
+        "-" (NN-HLN is NN; -LRB- is the empty tag, which no grammar has), each token's
+        lexicon gives a score to its tag alone, and where the tags give no tree the sentence
+        is parsed again without them, as the jar does, with a warning on the "cky" logger.
+        They need pruning (prune="berkeley" or "accurate": CkyError with prune="none"); they
+        go with kbest and with scores.
 
         kbest=K: instead a list of up to K (tree, max-rule score) pairs, best first: the
         Berkeley parser's -kbest list (max-rule decoder; the pruned decoder on the ref or
@@ -341,31 +406,61 @@ class Parser:
         as `cky parse --model-score` and the others give them; -inf without a tree; the
         tree likelihood and confidence need pruning: nan with prune="none")."""
         self._check_kbest(kbest, scores)
-        return self._result(self._lines([_line(sentence)], kbest, scores)[0], as_tree, "",
+        if tags is None:
+            lines, tag_lines = [_line(sentence)], None
+        else:
+            line, tag_line = _tagged_lines(sentence, tags)
+            lines, tag_lines = [line], [tag_line]
+        return self._result(self._lines(lines, kbest, scores, tag_lines)[0], as_tree, "",
                             kbest, scores)
 
     def parse_many(self, sentences, batch_size=None, as_tree=False, kbest=None,
-                   scores=False):
+                   scores=False, tags=None):
         """Yield the trees of an iterable of sentences (raw str or token lists) in order,
         handing the library batch_size sentences at a time (default: as `cky parse`). An
         error is raised at the sentence it concerns, after the trees before it. kbest=K:
-        each sentence's k-best list, scores=True: each (tree, Scores), as parse gives them."""
+        each sentence's k-best list, scores=True: each (tree, Scores), tags=an iterable of
+        tag lists, one per sentence (token lists then): each parsed with its gold tags, as
+        parse gives them (ValueError where the sentences and tag lists differ in number)."""
         self._check()
         self._check_kbest(kbest, scores)
         size = _lib.cky_parser_batch_size(self._h) if batch_size is None else batch_size
         if not isinstance(size, int) or size < 1:
             raise ValueError(f"batch_size must be a whole number >= 1, not {batch_size!r}")
-        batch, done = [], 0
-        for sentence in sentences:
-            batch.append(_line(sentence))
-            if len(batch) == size:
-                for result in self._lines(batch, kbest, scores):
-                    done += 1
-                    yield self._result(result, as_tree, f"sentence {done}: ", kbest, scores)
-                batch = []
-        for result in self._lines(batch, kbest, scores) if batch else []:
-            done += 1
-            yield self._result(result, as_tree, f"sentence {done}: ", kbest, scores)
+        if tags is not None and (isinstance(tags, (str, bytes)) or
+                                 not hasattr(tags, "__iter__")):
+            raise TypeError(f"tags must be an iterable of tag lists, not {type(tags).__name__}")
+        items, done = self._items(sentences, tags), 0
+        while True:
+            batch = list(itertools.islice(items, size))
+            if not batch:
+                break
+            tag_lines = None if tags is None else [t for _, t in batch]
+            for result in self._lines([line for line, _ in batch], kbest, scores, tag_lines):
+                done += 1
+                yield self._result(result, as_tree, f"sentence {done}: ", kbest, scores)
+
+    @staticmethod
+    def _items(sentences, tags):
+        """(line, tag line) of each sentence (tag line None without tags), in order;
+        ValueError (naming the sentence) where the sentences and the tag lists differ in
+        number, or a sentence and its tags in length."""
+        if tags is None:
+            for sentence in sentences:
+                yield _line(sentence), None
+            return
+        end = object()
+        for k, (sentence, t) in enumerate(itertools.zip_longest(sentences, tags,
+                                                                 fillvalue=end)):
+            if sentence is end or t is end:
+                more = ("tag lists", "sentences") if sentence is end else ("sentences",
+                                                                           "tag lists")
+                raise ValueError(f"sentence {k + 1}: more {more[0]} than {more[1]}: a tag list "
+                                 "per sentence")
+            try:
+                yield _tagged_lines(sentence, t)
+            except (TypeError, ValueError) as e:
+                raise type(e)(f"sentence {k + 1}: {e}") from None
 
     def close(self):
         """Release the parser and its grammar (also done when it is garbage collected)."""
