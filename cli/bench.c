@@ -444,7 +444,11 @@ int cli_bench(int argc, char **argv)
         }
         w->setup = clock_seconds() - t0;
         w->supported = 1;
-        if (gpu && !device[0]) {
+        if (gpu && !device[0] && !parser_gpu(p)) { /* the pruned passes: no gpu engine */
+            gpu_device dv;
+            if (!gpu_open(popt.device, &dv))
+                snprintf(device, sizeof device, "%s", dv.name);
+        } else if (gpu && !device[0]) {
             for (int k = 0; k < parser_engine_count(p); k++)
                 snprintf(device + strlen(device), sizeof device - strlen(device), "%s%s",
                          k ? "; " : "", gpu_engine_device(parser_gpu_at(p, k)));
