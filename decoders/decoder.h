@@ -92,6 +92,7 @@ typedef struct decoder_env {
     const grammar *g;
     decoder_options opt;
     int threads;            /* host threads it may use (the ref part: one sentence each) */
+    int device;             /* the gpu part's CUDA device */
     struct cpu_engine *cpu; /* the cpu part's engine (else NULL) */
     struct gpu_engine *gpu; /* the gpu part's engine (else NULL) */
 } decoder_env;

@@ -287,7 +287,8 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                                       ? VITERBI_LABEL_SUBSTATES : 0) |
                                                  (opt->berkeley.scores
                                                       ? VITERBI_LABEL_SCORES : 0)},
-                               .threads = p->opt.threads, .cpu = p->cpu, .gpu = p->gpu};
+                               .threads = p->opt.threads, .device = opt->device,
+                               .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
             st = part->open(&p->env, &p->state);
     }

@@ -12,6 +12,11 @@
 static const double fast_thresholds[] = {-8, -9.75, -10, -9.6, -9.66, -8.01, -7.4, -10, -10};
 static const double accurate_thresholds[] = {-8, -12, -12, -11, -12, -12, -14, -14};
 
+double prune_threshold(prune_mode mode, int k)
+{
+    return (mode == PRUNE_ACCURATE ? accurate_thresholds : fast_thresholds)[k + 1];
+}
+
 #define FNV_OFFSET 0xcbf29ce484222325ULL
 #define FNV_PRIME 0x100000001b3ULL
 

@@ -34,6 +34,10 @@ typedef enum prune_mode {
     PRUNE_ACCURATE /* -accurate: -12 -12 -11 -12 -12 -14 -14 */
 } prune_mode;
 
+/* The threshold of level k (0 <= k < PRUNE_MAX_LEVELS) under `mode`: the jar's array at
+ * index k + 1. */
+double prune_threshold(prune_mode mode, int k);
+
 /* What one level kept, as ../shared/tools/berkeley/PruneMasks.java reports it. */
 typedef struct prune_level {
     int failed;     /* 1: the level found no parse (nothing pruned; the counts are -1) */

@@ -14,8 +14,9 @@
  * only then do the fallbacks apply.
  *
  * The pruned work is small, so the ref and cpu engines both run this code on host threads,
- * one sentence per thread; on the gpu engine it runs there too for now (the device pipeline
- * is issue 42's). Needs a native .gr grammar (its cascade). */
+ * one sentence per thread. On the gpu engine the first pass's cascade of a whole batch runs
+ * on the device (prune/prune_gpu.h: the ref's masks, bit for bit) and the final passes and
+ * the fallbacks on host threads. Needs a native .gr grammar (its cascade). */
 #ifndef CKY_DECODERS_PRUNED_H
 #define CKY_DECODERS_PRUNED_H
 

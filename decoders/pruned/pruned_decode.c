@@ -3,12 +3,14 @@
 #include "pruned.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../engines/ref/ref.h"
 #include "../../grammar/cascade.h"
 #include "../../prune/prune.h"
+#include "../../prune/prune_gpu.h"
 #include "../../util/clock.h"
 #include "../../util/workers.h"
 #include "../decoder.h"
@@ -19,6 +21,7 @@ typedef struct state {
     const decoder_env *env;
     int nplan;
     prune_plan **plan; /* one per host thread: a plan serves one sentence at a time */
+    prune_gpu *gpu;    /* the gpu part: the first pass's cascade on the device */
 } state;
 
 static void part_close(void *arg)
@@ -29,6 +32,7 @@ static void part_close(void *arg)
     for (int k = 0; k < s->nplan; k++)
         prune_free_plan(s->plan[k]);
     free(s->plan);
+    prune_gpu_free(s->gpu);
     free(s);
 }
 
@@ -127,47 +131,114 @@ static cky_status final_pass(const decoder_env *env, const sentence *s, const ch
     return CKY_OK;
 }
 
-/* One pass: the cascade with thresholds `mode` (exhaustive: none), then the final pass; the
- * levels' statistics into r when asked for. gold (NULL: none): the gold tag of each word,
- * which alone gets a lexical score, at every level and in the final pass (not exhaustive). */
+/* The final pass within mask m (NULL: exhaustive), over gold tags where given (NULL: none),
+ * and the levels' statistics of m into r when asked for. */
+static cky_status finish_pass(const decoder_env *env, const sentence *sn, const int *gold,
+                              prune_mask *m, parse_result *r)
+{
+    if (m && gold)
+        prune_mask_gold(env->g, gold, &m->fine);
+    tree_free(r->tree);
+    r->tree = NULL;
+    r->bk_sentence = r->bk_tree = r->bk_confidence = -INFINITY;
+    double t0 = clock_seconds();
+    cky_status st = final_pass(env, sn, m ? &m->fine : NULL, r);
+    r->seconds[1] += clock_seconds() - t0;
+    if (!st && env->opt.levels && m) {
+        free(r->level);
+        r->nlevel = 0;
+        if (!(r->level = malloc((size_t)m->nlevel * sizeof *r->level)))
+            st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+        else
+            memcpy(r->level, m->level, (size_t)(r->nlevel = m->nlevel) * sizeof *r->level);
+    }
+    return st;
+}
+
+/* One pass on this host thread: the cascade with thresholds `mode` (exhaustive: none), then
+ * the final pass. gold (NULL: none): the gold tag of each word, which alone gets a lexical
+ * score, at every level and in the final pass (not exhaustive). */
 static cky_status one_pass(state *s, int worker, const sentence *sn, const int *gold,
                            int exhaustive, prune_mode mode, parse_result *r)
 {
-    const decoder_env *env = s->env;
+    if (exhaustive)
+        return finish_pass(s->env, sn, NULL, NULL, r);
     prune_mask m;
-    memset(&m, 0, sizeof m);
     double t0 = clock_seconds();
-    cky_status st = exhaustive ? CKY_OK
-                               : prune_build_mask_tagged(s->plan[worker], sn->words, gold,
-                                                         sn->n, mode, NULL, NULL, &m);
-    double t1 = clock_seconds();
-    if (!st && gold && !exhaustive)
-        prune_mask_gold(env->g, gold, &m.fine);
-    if (!st) {
-        tree_free(r->tree);
-        r->tree = NULL;
-        r->bk_sentence = r->bk_tree = r->bk_confidence = -INFINITY;
-        st = final_pass(env, sn, exhaustive ? NULL : &m.fine, r);
-    }
-    r->seconds[0] += t1 - t0;
-    r->seconds[1] += clock_seconds() - t1;
-    if (!st && env->opt.levels && !exhaustive) {
-        free(r->level);
-        r->nlevel = 0;
-        if (!(r->level = malloc((size_t)m.nlevel * sizeof *r->level)))
-            st = cky_fail(CKY_ERR_NOMEM, "out of memory");
-        else
-            memcpy(r->level, m.level, (size_t)(r->nlevel = m.nlevel) * sizeof *r->level);
-    }
+    cky_status st = prune_build_mask_tagged(s->plan[worker], sn->words, gold, sn->n, mode,
+                                            NULL, NULL, &m);
+    r->seconds[0] += clock_seconds() - t0;
+    if (!st)
+        st = finish_pass(s->env, sn, gold, &m, r);
     prune_free_mask(&m);
     return st;
 }
 
+/* The device's masks of a batch, made chunk by chunk on a task of their own while the host
+ * threads take each sentence's final pass as soon as its chunk is there. */
+typedef struct feed {
+    pthread_mutex_t lock;
+    pthread_cond_t more;
+    long ready; /* masks[0 .. ready) are made */
+    int failed; /* the device failed: no more come */
+} feed;
+
 typedef struct job {
     state *s;
     const sentence *sn;
+    int n;
     parse_result *out;
+    int **gold;        /* [n]: each sentence's gold tags as symbols (NULL: none) */
+    prune_mask *masks; /* [n]: the first pass's masks, made on the device (NULL: on the host
+                          threads, sentence by sentence) */
+    char *const **words;
+    int *len;
+    feed feed;
 } job;
+
+/* Sentences per launch of the device cascade: enough to fill the GPU, few enough that the
+ * host threads start soon. */
+#define CHUNK 1024
+
+/* The task: the masks of every chunk in turn, each chunk's device seconds shared among its
+ * sentences' first-pass times. */
+static cky_status make_masks(void *arg)
+{
+    job *j = arg;
+    state *s = j->s;
+    cky_status st = CKY_OK;
+    for (long first = 0; first < j->n && !st; first += CHUNK) {
+        int m = j->n - first < CHUNK ? (int)(j->n - first) : CHUNK;
+        double t0 = clock_seconds();
+        st = prune_gpu_build_masks(s->gpu, j->words + first, j->len + first,
+                                   (const int *const *)j->gold + first, m,
+                                   (prune_mode)s->env->opt.prune, s->env->opt.levels,
+                                   s->nplan, j->masks + first);
+        double each = (clock_seconds() - t0) / m;
+        pthread_mutex_lock(&j->feed.lock);
+        if (st) {
+            j->feed.failed = 1;
+        } else {
+            for (long k = first; k < first + m; k++)
+                j->out[k].seconds[0] += each;
+            j->feed.ready = first + m;
+        }
+        pthread_cond_broadcast(&j->feed.more);
+        pthread_mutex_unlock(&j->feed.lock);
+    }
+    return st;
+}
+
+/* Wait until sentence k's mask is made; 0 when it never will be. */
+static int wait_mask(job *j, long k)
+{
+    pthread_mutex_lock(&j->feed.lock);
+    while (j->feed.ready <= k && !j->feed.failed)
+        pthread_cond_wait(&j->feed.more, &j->feed.lock);
+    int ok = j->feed.ready > k;
+    pthread_mutex_unlock(&j->feed.lock);
+    return ok;
+}
 
 /* The gold tags of sn as symbols of g (-1 for a tag g lacks or a phrasal symbol: no tag of
  * the word gets a score, as the jar's tag numberer gives such a name a number of its own)
@@ -188,24 +259,28 @@ static cky_status gold_symbols(const grammar *g, const sentence *sn, int **out)
     return CKY_OK;
 }
 
-/* Sentence k: with gold tags, the pruned pass with them, and where it finds no tree the
- * jar's retry without them; then the pruned pass, and where it finds no tree (fallback) the
- * accurate one, then the exhaustive one. */
+/* Sentence k: the pruned pass (with gold tags, where they give no tree, the jar's retry
+ * without them); where it finds no tree (fallback) the accurate one, then the exhaustive
+ * one. */
 static cky_status one_sentence(void *arg, long k, int worker)
 {
     job *j = arg;
     const decoder_env *env = j->s->env;
     parse_result *r = &j->out[k];
     prune_mode mode = (prune_mode)env->opt.prune;
-    int *gold;
-    cky_status st = gold_symbols(env->g, &j->sn[k], &gold);
-    if (!st)
+    const int *gold = j->gold[k];
+    cky_status st;
+    if (j->masks) {
+        if (!wait_mask(j, k))
+            return cky_fail(CKY_ERR_CUDA, "the device's cascade failed");
+        st = finish_pass(env, &j->sn[k], gold, &j->masks[k], r);
+    } else {
         st = one_pass(j->s, worker, &j->sn[k], gold, 0, mode, r);
+    }
     if (!st && !r->tree && gold) {
         r->untagged = 1;
         st = one_pass(j->s, worker, &j->sn[k], NULL, 0, mode, r);
     }
-    free(gold);
     if (!st && !r->tree && env->opt.fallback && mode != PRUNE_ACCURATE) {
         r->fallback = 1;
         st = one_pass(j->s, worker, &j->sn[k], NULL, 0, PRUNE_ACCURATE, r);
@@ -228,8 +303,68 @@ static cky_status one_sentence(void *arg, long k, int worker)
 static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result *out)
 {
     state *s = arg;
-    job j = {s, sn, out};
-    return workers_for(s->nplan, n, one_sentence, &j);
+    size_t m = (size_t)(n ? n : 1);
+    job j = {.s = s, .sn = sn, .n = n, .out = out, .gold = calloc(m, sizeof *j.gold)};
+    if (!j.gold)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    cky_status st = CKY_OK;
+    for (int k = 0; k < n && !st; k++)
+        st = gold_symbols(s->env->g, &sn[k], &j.gold[k]);
+    workers_task task = {0};
+    if (!st && s->gpu) { /* the first pass's cascade on the device, beside the final passes */
+        j.words = malloc(m * sizeof *j.words);
+        j.len = malloc(m * sizeof *j.len);
+        j.masks = calloc(m, sizeof *j.masks);
+        if (!j.words || !j.len || !j.masks)
+            st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < n && !st; k++) {
+            j.words[k] = sn[k].words;
+            j.len[k] = sn[k].n;
+        }
+        pthread_mutex_init(&j.feed.lock, NULL);
+        pthread_cond_init(&j.feed.more, NULL);
+        if (!st) {
+            workers_start(&task, make_masks, &j);
+            if (!task.started) { /* no thread of its own: every chunk first */
+                task.fn = NULL;
+                st = make_masks(&j);
+            }
+        }
+    }
+    if (!st)
+        st = workers_for(s->nplan, n, one_sentence, &j);
+    if (task.fn) { /* the device's failure first: the host threads' is its consequence */
+        cky_status dev = workers_wait_all(&task, 1, CKY_OK);
+        st = dev ? dev : st;
+    }
+    if (s->gpu) {
+        pthread_mutex_destroy(&j.feed.lock);
+        pthread_cond_destroy(&j.feed.more);
+    }
+    for (int k = 0; k < n; k++) {
+        free(j.gold[k]);
+        if (j.masks)
+            prune_free_mask(&j.masks[k]);
+    }
+    free(j.gold);
+    free(j.masks);
+    free(j.words);
+    free(j.len);
+    return st;
+}
+
+/* The gpu part: the host part, and the cascade of each batch's first pass on the device. */
+static cky_status part_open_gpu(const decoder_env *env, void **out)
+{
+    cky_status st = part_open(env, out);
+    if (st)
+        return st;
+    state *s = *out;
+    if ((st = prune_gpu_new(env->g, env->device, &s->gpu))) {
+        part_close(s);
+        *out = NULL;
+    }
+    return st;
 }
 
 /* The cascade exists for a native .gr grammar (its split trees); the final passes need what
@@ -250,5 +385,5 @@ const decoder_def pruned_decoder = {
     .check = check,
     .ref = {part_open, part_parse, part_close},
     .cpu = {part_open, part_parse, part_close},
-    .gpu = {part_open, part_parse, part_close},
+    .gpu = {part_open_gpu, part_parse, part_close},
 };

@@ -1,0 +1,512 @@
+/* prune_gpu: the cascade of a batch on the GPU (see prune_gpu.h): the level tables in one
+ * upload, the batch's work space grown to the largest batch seen, batches bounded by
+ * device memory. */
+#include "prune_gpu.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../grammar/cascade.h"
+#include "../util/gpu_check.h"
+#include "../util/workers.h"
+#include "prune_kernels.h"
+
+/* The most device memory one batch's work space takes (a longer sentence alone may take
+ * more). */
+#define BATCH_BYTES (4ull << 30)
+
+/* Device arrays, grown on need. */
+typedef struct dbuf {
+    void *p;
+    size_t cap;
+} dbuf;
+
+static cky_status dbuf_need(dbuf *b, size_t bytes)
+{
+    if (bytes <= b->cap)
+        return CKY_OK;
+    cudaFree(b->p);
+    b->p = NULL;
+    b->cap = 0;
+    GPU_CHECK(cudaMalloc(&b->p, bytes ? bytes : 1));
+    b->cap = bytes;
+    return CKY_OK;
+}
+
+enum { B_META, B_LEX, B_VI, B_VO, B_IN, B_OUT, B_STATE, B_SUB, B_SUB2, B_FINE, B_STATS, NBUF };
+
+struct prune_gpu {
+    const grammar *fine;
+    const grammar_cascade *c;
+    int device;
+    void *tables;         /* the level tables (device) */
+    prune_dev_level *dlv; /* [nlevel] (device) */
+    int tot_max;          /* the most substates of a coarse level */
+    int maxsub;           /* the most substates of a symbol at a level >= 1 */
+    long long lex_width, lex_at[PRUNE_DEV_LEVELS];
+    int *fine_nsub, *fine_off; /* device */
+    dbuf buf[NBUF];
+    cudaStream_t stream;
+};
+
+/* ---- the tables: host arrays put one after another, then uploaded at once ---- */
+
+typedef struct blob {
+    char *data;
+    size_t len, cap;
+    int failed;
+} blob;
+
+/* Append `bytes` of src (aligned to 16); its offset (as a pointer, rebased after upload). */
+static const void *put(blob *b, const void *src, size_t bytes)
+{
+    size_t at = (b->len + 15) & ~(size_t)15;
+    if (at + bytes > b->cap) {
+        size_t cap = 2 * (at + bytes) + 4096;
+        char *d = realloc(b->data, cap);
+        if (!d) {
+            b->failed = 1;
+            return NULL;
+        }
+        b->data = d;
+        b->cap = cap;
+    }
+    if (bytes)
+        memcpy(b->data + at, src, bytes);
+    b->len = at + bytes;
+    return (const void *)(uintptr_t)at;
+}
+
+#define REBASE(f) ((f) = (void *)(base + (uintptr_t)(f)))
+
+static void rebase_level(prune_dev_level *l, char *base)
+{
+    REBASE(l->nsub);
+    REBASE(l->off);
+    REBASE(l->phrasal);
+    REBASE(l->bin_first);
+    REBASE(l->bin_parent);
+    REBASE(l->bin_left);
+    REBASE(l->bin_right);
+    REBASE(l->row_first);
+    REBASE(l->row_l);
+    REBASE(l->row_r);
+    REBASE(l->w_first);
+    REBASE(l->un_first);
+    REBASE(l->un_parent);
+    REBASE(l->un_child);
+    REBASE(l->unc_first);
+    REBASE(l->unc_rule);
+    REBASE(l->un_w);
+    REBASE(l->w);
+    if (l->lchild) {
+        REBASE(l->lchild);
+        REBASE(l->rchild);
+    }
+}
+
+/* Level-0 rules are kept as the ref's plan keeps them (prune/plan.c): a binary rule's (0, 0)
+ * row and a unary's one value, where finite; the other levels keep every rule and row. */
+static int xbar_binary(const grammar_binary *r)
+{
+    return r->nrow > 0 && r->row_l[0] == 0 && r->row_r[0] == 0 && r->score[0] != -INFINITY;
+}
+
+/* Level g's tables into the blob (xbar: level 0; lchild, rchild: its map to the next
+ * level, NULL for none). */
+static cky_status put_level(blob *bl, const grammar *g, int xbar, const int *lchild,
+                            const int *rchild, prune_dev_level *out)
+{
+    int nsym = g->nsym, nb = 0, nu = 0;
+    long rows = 0;
+    long long nw = 0;
+    for (int b = 0; b < g->nbinary; b++) {
+        const grammar_binary *r = &g->binary[b];
+        if (xbar && !xbar_binary(r))
+            continue;
+        nb++;
+        rows += xbar ? 1 : r->nrow;
+        nw += xbar ? 1 : (long long)r->nrow * g->nsub[r->parent];
+    }
+    for (int u = 0; u < g->nunary; u++) {
+        const grammar_unary *r = &g->unary[u];
+        if (xbar && r->score[0] == -INFINITY)
+            continue;
+        nu++;
+        nw += xbar ? 1 : (long long)g->nsub[r->child] * g->nsub[r->parent];
+    }
+    int *ints = malloc(((size_t)6 * nb + 2 * (size_t)rows + 5 * (size_t)nu + 3 * (size_t)nsym + 8) *
+                       sizeof *ints);
+    long long *lls = malloc(((size_t)nb + nu + 1) * sizeof *lls);
+    double *w = malloc((size_t)(nw ? nw : 1) * sizeof *w);
+    if (!ints || !lls || !w) {
+        free(ints);
+        free(lls);
+        free(w);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    int *bin_first = ints, *bin_parent = bin_first + nsym + 1, *bin_left = bin_parent + nb;
+    int *bin_right = bin_left + nb, *row_first = bin_right + nb, *row_l = row_first + nb + 1;
+    int *row_r = row_l + rows, *un_first = row_r + rows, *un_parent = un_first + nsym + 1;
+    int *un_child = un_parent + nu, *unc_first = un_child + nu, *unc_rule = unc_first + nsym + 1;
+    long long *w_first = lls, *un_w = lls + nb;
+    long long wat = 0;
+    int x = 0;
+    long row = 0;
+    for (int P = 0; P < nsym; P++) {
+        bin_first[P] = x;
+        for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
+            const grammar_binary *r = &g->binary[b];
+            if (xbar && !xbar_binary(r))
+                continue;
+            bin_parent[x] = P;
+            bin_left[x] = r->left;
+            bin_right[x] = r->right;
+            row_first[x] = (int)row;
+            w_first[x] = wat;
+            int nrow = xbar ? 1 : r->nrow;
+            for (int k = 0; k < nrow; k++, row++) {
+                row_l[row] = r->row_l[k];
+                row_r[row] = r->row_r[k];
+            }
+            size_t m = xbar ? 1 : (size_t)r->nrow * g->nsub[P];
+            memcpy(w + wat, r->score, m * sizeof *w);
+            wat += (long long)m;
+            x++;
+        }
+    }
+    bin_first[nsym] = x;
+    row_first[x] = (int)row;
+    x = 0;
+    for (int P = 0; P < nsym; P++) {
+        un_first[P] = x;
+        for (int u = g->unary_first[P]; u < g->unary_first[P + 1]; u++) {
+            const grammar_unary *r = &g->unary[u];
+            if (xbar && r->score[0] == -INFINITY)
+                continue;
+            un_parent[x] = P;
+            un_child[x] = r->child;
+            un_w[x] = wat;
+            size_t m = xbar ? 1 : (size_t)g->nsub[r->child] * g->nsub[P];
+            memcpy(w + wat, r->score, m * sizeof *w);
+            wat += (long long)m;
+            x++;
+        }
+    }
+    un_first[nsym] = x;
+    memset(unc_first, 0, ((size_t)nsym + 1) * sizeof *unc_first); /* by child, stable */
+    for (int u = 0; u < nu; u++)
+        unc_first[un_child[u] + 1]++;
+    for (int s = 0; s < nsym; s++)
+        unc_first[s + 1] += unc_first[s];
+    {
+        int *fill = malloc((size_t)(nsym ? nsym : 1) * sizeof *fill);
+        if (!fill) {
+            free(ints);
+            free(lls);
+            free(w);
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        }
+        memcpy(fill, unc_first, (size_t)nsym * sizeof *fill);
+        for (int u = 0; u < nu; u++)
+            unc_rule[fill[un_child[u]]++] = u;
+        free(fill);
+    }
+    prune_dev_level l = {.nsym = nsym, .tot = g->nsub_total, .nbin = nb};
+    l.nsub = put(bl, g->nsub, (size_t)nsym * sizeof(int));
+    l.off = put(bl, g->sub_offset, (size_t)nsym * sizeof(int));
+    l.phrasal = put(bl, g->phrasal, (size_t)nsym);
+    l.bin_first = put(bl, bin_first, ((size_t)nsym + 1) * sizeof(int));
+    l.bin_parent = put(bl, bin_parent, (size_t)nb * sizeof(int));
+    l.bin_left = put(bl, bin_left, (size_t)nb * sizeof(int));
+    l.bin_right = put(bl, bin_right, (size_t)nb * sizeof(int));
+    l.row_first = put(bl, row_first, ((size_t)nb + 1) * sizeof(int));
+    l.row_l = put(bl, row_l, (size_t)rows * sizeof(int));
+    l.row_r = put(bl, row_r, (size_t)rows * sizeof(int));
+    l.w_first = put(bl, w_first, (size_t)nb * sizeof(long long));
+    l.un_first = put(bl, un_first, ((size_t)nsym + 1) * sizeof(int));
+    l.un_parent = put(bl, un_parent, (size_t)nu * sizeof(int));
+    l.un_child = put(bl, un_child, (size_t)nu * sizeof(int));
+    l.unc_first = put(bl, unc_first, ((size_t)nsym + 1) * sizeof(int));
+    l.unc_rule = put(bl, unc_rule, (size_t)nu * sizeof(int));
+    l.un_w = put(bl, un_w, (size_t)nu * sizeof(long long));
+    l.w = put(bl, w, (size_t)nw * sizeof(double));
+    if (lchild) {
+        l.lchild = put(bl, lchild, (size_t)g->nsub_total * sizeof(int));
+        l.rchild = put(bl, rchild, (size_t)g->nsub_total * sizeof(int));
+    }
+    free(ints);
+    free(lls);
+    free(w);
+    *out = l;
+    return bl->failed ? cky_fail(CKY_ERR_NOMEM, "out of memory") : CKY_OK;
+}
+
+void prune_gpu_free(prune_gpu *p)
+{
+    if (!p)
+        return;
+    cudaSetDevice(p->device);
+    for (int k = 0; k < NBUF; k++)
+        cudaFree(p->buf[k].p);
+    cudaFree(p->tables);
+    if (p->stream)
+        cudaStreamDestroy(p->stream);
+    free(p);
+}
+
+cky_status prune_gpu_new(const grammar *g, int device, prune_gpu **out)
+{
+    const grammar_cascade *c = grammar_cascade_of(g);
+    if (!c)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "%s: pruning needs the coarse-to-fine cascade of "
+                        "a native .gr grammar, which this grammar lacks", g->source);
+    if (c->nlevel > PRUNE_DEV_LEVELS || c->nlevel >= PRUNE_MAX_LEVELS)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "%s: %d coarse levels, more than the Berkeley "
+                        "parser's thresholds cover", g->source, c->nlevel);
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || device < 0 || device >= ndev) {
+        cudaGetLastError();
+        return cky_fail(CKY_ERR_NO_DEVICE, "no CUDA device %d for the pruned passes", device);
+    }
+    GPU_CHECK(cudaSetDevice(device));
+    prune_gpu *p = calloc(1, sizeof *p);
+    if (!p)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    p->fine = g;
+    p->c = c;
+    p->device = device;
+    blob bl = {0};
+    prune_dev_level lv[PRUNE_DEV_LEVELS];
+    cky_status st = CKY_OK;
+    for (int k = 0; k < c->nlevel && !st; k++) {
+        const grammar *lg = c->level[k];
+        st = put_level(&bl, lg, k == 0, k ? c->lchild[k] : NULL, k ? c->rchild[k] : NULL,
+                       &lv[k]);
+        p->lex_at[k] = p->lex_width;
+        p->lex_width += lg->nsub_total;
+        if (k >= 1 && lg->nsub_total > p->tot_max)
+            p->tot_max = lg->nsub_total;
+        for (int sy = 0; k >= 1 && sy < lg->nsym; sy++)
+            if (lg->nsub[sy] > p->maxsub)
+                p->maxsub = lg->nsub[sy];
+    }
+    if (p->tot_max < c->level[0]->nsym)
+        p->tot_max = c->level[0]->nsym;
+    const void *fnsub = put(&bl, g->nsub, (size_t)g->nsym * sizeof(int));
+    const void *foff = put(&bl, g->sub_offset, (size_t)g->nsym * sizeof(int));
+    const void *lvat = put(&bl, lv, 0); /* the level structs go last, after rebasing */
+    if (!st && bl.failed)
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+    size_t lv_bytes = (size_t)c->nlevel * sizeof *lv;
+    if (!st)
+        st = GPU_STATUS(cudaMalloc(&p->tables, (uintptr_t)lvat + lv_bytes));
+    if (!st) {
+        char *base = p->tables;
+        for (int k = 0; k < c->nlevel; k++)
+            rebase_level(&lv[k], base);
+        p->fine_nsub = (int *)(base + (uintptr_t)fnsub);
+        p->fine_off = (int *)(base + (uintptr_t)foff);
+        p->dlv = (prune_dev_level *)(base + (uintptr_t)lvat);
+        st = GPU_STATUS(cudaMemcpy(base, bl.data, (uintptr_t)lvat, cudaMemcpyHostToDevice));
+        if (!st)
+            st = GPU_STATUS(cudaMemcpy(p->dlv, lv, lv_bytes, cudaMemcpyHostToDevice));
+    }
+    if (!st)
+        st = GPU_STATUS(cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking));
+    free(bl.data);
+    if (st) {
+        prune_gpu_free(p);
+        return st;
+    }
+    *out = p;
+    return CKY_OK;
+}
+
+/* ---- a batch ---- */
+
+typedef struct lexjob {
+    const prune_gpu *p;
+    char *const *const *words;
+    const int *n;
+    const int *const *gold;
+    const long long *word0;
+    double *lex;
+} lexjob;
+
+/* The lexical scores of sentence k's words at every level, with its gold tags. */
+static cky_status lex_sentence(void *arg, long k, int worker)
+{
+    (void)worker;
+    const lexjob *j = arg;
+    const grammar_cascade *c = j->p->c;
+    const int *gold = j->gold ? j->gold[k] : NULL;
+    for (int i = 0; i < j->n[k]; i++) {
+        double *row = j->lex + (j->word0[k] + i) * j->p->lex_width;
+        for (int lvl = 0; lvl < c->nlevel; lvl++) {
+            const grammar *g = c->level[lvl];
+            double *lex = row + j->p->lex_at[lvl];
+            cky_status st = grammar_score_word(g, j->words[k][i], i, lex);
+            if (st)
+                return st;
+            for (int t = 0; gold && t < g->nsym; t++) /* prune_gold_lexicon */
+                if (!g->phrasal[t] && t != gold[i])
+                    for (int x = 0; x < g->nsub[t]; x++)
+                        lex[g->sub_offset[t] + x] = -INFINITY;
+        }
+    }
+    return CKY_OK;
+}
+
+/* Doubles of shared memory per warp (prune_dev_batch.per_warp). */
+static int per_warp(const prune_gpu *p)
+{
+    int m = 2 * p->c->level[0]->nsym;
+    if (p->tot_max > m)
+        m = p->tot_max;
+    return 2 * p->maxsub > m ? 2 * p->maxsub : m;
+}
+
+/* Bytes of device work space per cell. */
+static size_t cell_bytes(const prune_gpu *p)
+{
+    size_t nsym = (size_t)p->fine->nsym, T = (size_t)p->tot_max;
+    return 2 * nsym * sizeof(double) + 2 * T * sizeof(double) + nsym + 2 * T +
+           (size_t)p->fine->nsub_total;
+}
+
+static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *n,
+                            const int *const *gold, int nsent, prune_mode mode, int levels,
+                            int threads, prune_mask *out)
+{
+    const grammar_cascade *c = p->c;
+    int nlevel = c->nlevel, nsym = p->fine->nsym, ftot = p->fine->nsub_total;
+    long long cells = 0, nwords = 0;
+    size_t meta = (size_t)nsent * (sizeof(int) + 2 * sizeof(long long));
+    char *hmeta = malloc(meta ? meta : 1);
+    if (!hmeta)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    long long *cell0 = (long long *)hmeta, *word0 = cell0 + nsent;
+    int *hn = (int *)(word0 + nsent);
+    for (int k = 0; k < nsent; k++) {
+        cell0[k] = cells;
+        word0[k] = nwords;
+        hn[k] = n[k];
+        cells += (long long)chart_ncells(n[k]);
+        nwords += n[k];
+    }
+    size_t lex_bytes = (size_t)nwords * p->lex_width * sizeof(double);
+    size_t state_bytes = (size_t)cells * nsym, fine_bytes = (size_t)cells * ftot;
+    size_t stats_bytes = (size_t)nsent * nlevel * sizeof(prune_dev_stats);
+    double *lex = malloc(lex_bytes ? lex_bytes : 1);
+    unsigned char *hstate = malloc(state_bytes), *hfine = malloc(fine_bytes);
+    prune_dev_stats *hstats = malloc(stats_bytes);
+    cky_status st = !lex || !hstate || !hfine || !hstats
+                        ? cky_fail(CKY_ERR_NOMEM, "out of memory")
+                        : CKY_OK;
+    lexjob lj = {p, words, n, gold, word0, lex};
+    if (!st)
+        st = workers_for(threads, nsent, lex_sentence, &lj);
+    size_t T = (size_t)p->tot_max, need[NBUF] = {
+        [B_META] = meta, [B_LEX] = lex_bytes,
+        [B_VI] = (size_t)cells * nsym * sizeof(double), [B_VO] = (size_t)cells * nsym * sizeof(double),
+        [B_IN] = (size_t)cells * T * sizeof(double), [B_OUT] = (size_t)cells * T * sizeof(double),
+        [B_STATE] = state_bytes, [B_SUB] = (size_t)cells * T, [B_SUB2] = (size_t)cells * T,
+        [B_FINE] = fine_bytes, [B_STATS] = stats_bytes};
+    for (int b = 0; b < NBUF && !st; b++)
+        st = dbuf_need(&p->buf[b], need[b]);
+    if (!st) {
+        char *dm = p->buf[B_META].p;
+        prune_dev_batch b = {.nsent = nsent, .nlevel = nlevel, .nsym0 = c->level[0]->nsym,
+                             .tot_max = p->tot_max, .fine_tot = ftot,
+                             .maxsub = p->maxsub, .per_warp = per_warp(p),
+                             .fine_nsub = p->fine_nsub, .fine_off = p->fine_off,
+                             .n = (int *)(dm + 2 * (size_t)nsent * sizeof(long long)),
+                             .cell0 = (long long *)dm,
+                             .word0 = (long long *)dm + nsent,
+                             .lex = p->buf[B_LEX].p, .lex_width = p->lex_width,
+                             .vi = p->buf[B_VI].p, .vo = p->buf[B_VO].p,
+                             .in = p->buf[B_IN].p, .out = p->buf[B_OUT].p,
+                             .state = p->buf[B_STATE].p, .sub = p->buf[B_SUB].p,
+                             .sub2 = p->buf[B_SUB2].p, .fine_sub = p->buf[B_FINE].p,
+                             .stats = p->buf[B_STATS].p, .hash = levels};
+        for (int k = 0; k < nlevel; k++) {
+            b.lex_at[k] = p->lex_at[k];
+            b.threshold[k] = prune_threshold(mode, k);
+        }
+        cudaStream_t s = p->stream;
+        st = GPU_STATUS(cudaMemcpyAsync(dm, hmeta, meta, cudaMemcpyHostToDevice, s));
+        if (!st)
+            st = GPU_STATUS(
+                cudaMemcpyAsync(p->buf[B_LEX].p, lex, lex_bytes, cudaMemcpyHostToDevice, s));
+        if (!st)
+            st = GPU_STATUS(cudaMemsetAsync(b.stats, 0, stats_bytes, s));
+        if (!st)
+            st = GPU_STATUS(prune_dev_launch(p->dlv, &b, s));
+        if (!st)
+            st = GPU_STATUS(cudaMemcpyAsync(hstate, b.state, state_bytes, cudaMemcpyDeviceToHost, s));
+        if (!st)
+            st = GPU_STATUS(cudaMemcpyAsync(hfine, b.fine_sub, fine_bytes, cudaMemcpyDeviceToHost, s));
+        if (!st)
+            st = GPU_STATUS(cudaMemcpyAsync(hstats, b.stats, stats_bytes, cudaMemcpyDeviceToHost, s));
+        if (!st)
+            st = GPU_STATUS(cudaStreamSynchronize(s));
+    }
+    for (int k = 0; k < nsent && !st; k++) {
+        memset(&out[k], 0, sizeof out[k]);
+        out[k].nlevel = nlevel;
+        for (int l = 0; l < nlevel; l++) {
+            const prune_dev_stats *d = &hstats[(size_t)k * nlevel + l];
+            out[k].level[l] = d->failed ? (prune_level){1, -1, -1, 0}
+                                        : (prune_level){0, (long)d->symbols, (long)d->substates,
+                                                        d->hash};
+        }
+        st = chart_mask_init(&out[k].fine, n[k], nsym, ftot);
+        if (!st) {
+            size_t nc = chart_ncells(n[k]);
+            memcpy(out[k].fine.state, hstate + cell0[k] * nsym, nc * nsym);
+            memcpy(out[k].fine.sub, hfine + cell0[k] * ftot, nc * ftot);
+        }
+    }
+    free(hmeta);
+    free(lex);
+    free(hstate);
+    free(hfine);
+    free(hstats);
+    return st;
+}
+
+cky_status prune_gpu_build_masks(prune_gpu *p, char *const *const *words, const int *n,
+                                 const int *const *gold, int nsent, prune_mode mode,
+                                 int levels, int threads, prune_mask *out)
+{
+    memset(out, 0, (size_t)nsent * sizeof *out);
+    GPU_CHECK(cudaSetDevice(p->device));
+    size_t per_cell = cell_bytes(p), per_word = (size_t)p->lex_width * sizeof(double);
+    for (int k = 0; k < nsent; k++)
+        if (n[k] < 1)
+            return cky_fail(CKY_ERR_ARG, "prune: a sentence needs at least one word");
+    int first = 0;
+    while (first < nsent) { /* batches within BATCH_BYTES (at least one sentence each) */
+        size_t bytes = 0;
+        int last = first;
+        while (last < nsent) {
+            size_t b = chart_ncells(n[last]) * per_cell + (size_t)n[last] * per_word;
+            if (last > first && bytes + b > BATCH_BYTES)
+                break;
+            bytes += b;
+            last++;
+        }
+        cky_status st = run_batch(p, words + first, n + first, gold ? gold + first : NULL,
+                                  last - first, mode, levels, threads, out + first);
+        if (st) {
+            for (int k = 0; k < nsent; k++)
+                prune_free_mask(&out[k]);
+            return st;
+        }
+        first = last;
+    }
+    return CKY_OK;
+}

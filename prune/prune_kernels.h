@@ -1,0 +1,91 @@
+/* prune_kernels: the coarse-to-fine cascade on the GPU (prune_gpu.h), the device side. C and
+ * C++ (prune_kernels.cu includes it).
+ *
+ * One thread block per sentence runs every level of the cascade in one launch, the cells of
+ * one span length at a time, one warp per cell; the arithmetic is the ref engine's
+ * (prune/xbar.c, prune/levels.c) term for term, in double: each term is computed as the
+ * ref computes it and maxima are exact, so the masks are the ref's bits whatever the order.
+ *  - level 0 (one score per symbol): a warp's lanes take the binary rules, each its best
+ *    term over the split points, into a per-warp maximum per parent; the unaries update the
+ *    cell in place in symbol order, as the ref's (and the jar's) loops do;
+ *  - levels >= 1: for each allowed parent, rule and split point in turn, a warp's lanes take
+ *    the (row, substate) terms, into per-warp exact maxima in shared memory (the ordered bits
+ *    of the doubles, an integer atomicMax);
+ *  - outside binary terms are pushed from a parent into its children with an exact atomic
+ *    maximum (a compare-and-swap loop on the double's bits), the cells of one span length
+ *    in parallel; everything else is gathered.
+ * Scores are addressed densely (cell * substates + substate) but only the allowed symbols'
+ * blocks are ever written or read. */
+#ifndef CKY_PRUNE_KERNELS_H
+#define CKY_PRUNE_KERNELS_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PRUNE_DEV_LEVELS 8 /* the most coarse levels a device cascade holds */
+
+/* The rule tables of one level, device pointers. Binary rules by parent (bin_first), each
+ * with rows (row_l, row_r) from row_first[b] and scores w[w_first[b] + row * nsub[parent] +
+ * x]; level 0 keeps only the rules and unaries with a finite score, one row each. Unaries
+ * P -> C by parent (un_first): un_parent, un_child, scores w[un_w[u] + c * nsub[P] + x]; by
+ * child: unc_first, unc_rule (indices into the by-parent list). lchild, rchild: where a
+ * substate's children are at the next level (symbol-local; NULL at level 0). */
+typedef struct prune_dev_level {
+    int nsym, tot;
+    const int *nsub, *off;
+    const unsigned char *phrasal;
+    int nbin;
+    const int *bin_first, *bin_parent, *bin_left, *bin_right, *row_first, *row_l, *row_r;
+    const long long *w_first;
+    const int *un_first, *un_parent, *un_child, *unc_first, *unc_rule;
+    const long long *un_w;
+    const double *w;
+    const int *lchild, *rchild;
+} prune_dev_level;
+
+/* What one level kept in one sentence: prune_level (prune.h) as the kernel fills it. */
+typedef struct prune_dev_stats {
+    int failed;
+    long long symbols, substates;
+    unsigned long long hash;
+} prune_dev_stats;
+
+/* One launch: nsent sentences, sentence s of n[s] words, its cells from cell0[s] and its
+ * words from word0[s]; lex[(word0[s] + i) * lex_width + lex_at[k] + x]: the lexical score of
+ * global substate x of level k for word i (every substate; -inf for none). Work space
+ * (device, per cell): vi, vo [nsym0], in, out [tot_max], state [nsym], sub, sub2
+ * [tot_max]; results: the fine mask's state (= state at the end) and fine_sub [fine_tot]
+ * per cell, stats[s * nlevel + k]; hash: 1 to compute the FNV-1a hash of each level (one
+ * thread per sentence; else 0). */
+typedef struct prune_dev_batch {
+    int nsent, nlevel, nsym0, tot_max, fine_tot; /* nsym0: the symbols of level 0 */
+    int maxsub;   /* the most substates of a symbol at a level >= 1 */
+    int per_warp; /* doubles of shared memory per warp: >= 2 nsym0, tot_max, 2 maxsub */
+    const int *fine_nsub, *fine_off; /* the fine grammar's, for the last map */
+    const int *n;
+    const long long *cell0, *word0;
+    const double *lex;
+    long long lex_width;
+    long long lex_at[PRUNE_DEV_LEVELS];
+    double threshold[PRUNE_DEV_LEVELS]; /* level k's */
+    double *vi, *vo, *in, *out;
+    unsigned char *state, *sub, *sub2, *fine_sub;
+    prune_dev_stats *stats;
+    int hash;
+} prune_dev_batch;
+
+/* Enqueue the cascade of batch b over the levels lv[0 .. b->nlevel) (a device array) on
+ * `stream`; b is copied into the launch. Returns cudaGetLastError(). */
+cudaError_t prune_dev_launch(const prune_dev_level *lv, const prune_dev_batch *b,
+                             cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
