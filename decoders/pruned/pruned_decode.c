@@ -353,11 +353,12 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
     return st;
 }
 
-/* The gpu part: the host part, and the cascade of each batch's first pass on the device. */
+/* The gpu part: the host part, and (decoder_env.prune_device) the cascade of each batch's
+ * first pass on the device. */
 static cky_status part_open_gpu(const decoder_env *env, void **out)
 {
     cky_status st = part_open(env, out);
-    if (st)
+    if (st || !env->prune_device)
         return st;
     state *s = *out;
     if ((st = prune_gpu_new(env->g, env->device, &s->gpu))) {
