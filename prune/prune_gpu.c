@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../grammar/cascade.h"
+#include "../util/clock.h"
 #include "../util/gpu_check.h"
 #include "../util/workers.h"
 #include "prune_kernels.h"
@@ -35,7 +36,28 @@ static cky_status dbuf_need(dbuf *b, size_t bytes)
     return CKY_OK;
 }
 
-enum { B_META, B_LEX, B_VI, B_VO, B_IN, B_OUT, B_STATE, B_SUB, B_SUB2, B_FINE, B_STATS, NBUF };
+/* Pinned host memory, grown on need. */
+typedef struct hbuf {
+    void *p;
+    size_t cap;
+} hbuf;
+
+static cky_status hbuf_need(hbuf *b, size_t bytes)
+{
+    if (bytes <= b->cap)
+        return CKY_OK;
+    cudaFreeHost(b->p);
+    b->p = NULL;
+    b->cap = 0;
+    GPU_CHECK(cudaHostAlloc(&b->p, bytes, cudaHostAllocDefault));
+    b->cap = bytes;
+    return CKY_OK;
+}
+
+enum {
+    B_META, B_LEX, B_VI, B_VO, B_IN, B_OUT, B_STATE, B_SUB, B_SUB2, B_LIST, B_DONE, B_FINE,
+    B_STATS, NBUF
+};
 
 struct prune_gpu {
     const grammar *fine;
@@ -48,7 +70,10 @@ struct prune_gpu {
     long long lex_width, lex_at[PRUNE_DEV_LEVELS];
     int *fine_nsub, *fine_off; /* device */
     dbuf buf[NBUF];
+    hbuf host; /* the uploads and downloads of a batch */
     cudaStream_t stream;
+    cudaEvent_t ev[4]; /* before the uploads, the kernel, the downloads; after them */
+    prune_gpu_times times;
 };
 
 /* ---- the tables: host arrays put one after another, then uploaded at once ---- */
@@ -101,6 +126,10 @@ static void rebase_level(prune_dev_level *l, char *base)
     REBASE(l->unc_rule);
     REBASE(l->un_w);
     REBASE(l->w);
+    if (l->lr_first) {
+        REBASE(l->lr_first);
+        REBASE(l->lr_rule);
+    }
     if (l->lchild) {
         REBASE(l->lchild);
         REBASE(l->rchild);
@@ -112,6 +141,69 @@ static void rebase_level(prune_dev_level *l, char *base)
 static int xbar_binary(const grammar_binary *r)
 {
     return r->nrow > 0 && r->row_l[0] == 0 && r->row_r[0] == 0 && r->score[0] != -INFINITY;
+}
+
+/* Level 0's binary rules (one row each) put in the order of their rank among their
+ * parent's rules, then by parent, so that the lanes of a warp, which take consecutive rules,
+ * meet different parents' maxima; bin_first then means nothing (level 0 does not use it).
+ * Nonzero when out of memory. */
+static int interleave(int nb, const int *bin_first, int *parent, int *left, int *right,
+                      long long *w_first)
+{
+    int *perm = malloc(((size_t)nb + 1) * sizeof *perm), *at = calloc((size_t)nb + 2, sizeof *at);
+    int *tmp = malloc(((size_t)nb + 1) * sizeof *tmp);
+    long long *wt = malloc(((size_t)nb + 1) * sizeof *wt);
+    if (!perm || !at || !tmp || !wt) {
+        free(perm);
+        free(at);
+        free(tmp);
+        free(wt);
+        return 1;
+    }
+    for (int x = 0; x < nb; x++) /* counting sort by rank, stable: by parent within a rank */
+        at[x - bin_first[parent[x]] + 1]++;
+    for (int r = 0; r < nb; r++)
+        at[r + 1] += at[r];
+    for (int x = 0; x < nb; x++)
+        perm[at[x - bin_first[parent[x]]]++] = x;
+    int *cols[3] = {parent, left, right};
+    for (int c = 0; c < 3; c++) {
+        for (int x = 0; x < nb; x++)
+            tmp[x] = cols[c][perm[x]];
+        memcpy(cols[c], tmp, (size_t)nb * sizeof *tmp);
+    }
+    for (int x = 0; x < nb; x++)
+        wt[x] = w_first[perm[x]];
+    memcpy(w_first, wt, (size_t)nb * sizeof *wt);
+    free(perm);
+    free(at);
+    free(tmp);
+    free(wt);
+    return 0;
+}
+
+/* The binary rules by their children: the rules (indices into the by-parent list) with
+ * children (L, R) are (*rule)[(*first)[L * nsym + R] ..), by parent within. Nonzero when out
+ * of memory. */
+static int by_children(int nsym, int nb, const int *left, const int *right, int **first,
+                       int **rule)
+{
+    size_t cells = (size_t)nsym * nsym;
+    int *f = calloc(cells + 2, sizeof *f), *r = malloc(((size_t)nb + 1) * sizeof *r);
+    if (!f || !r) {
+        free(f);
+        free(r);
+        return 1;
+    }
+    for (int x = 0; x < nb; x++)
+        f[(size_t)left[x] * nsym + right[x] + 2]++;
+    for (size_t c = 0; c < cells; c++)
+        f[c + 2] += f[c + 1];
+    for (int x = 0; x < nb; x++)
+        r[f[(size_t)left[x] * nsym + right[x] + 1]++] = x;
+    *first = f;
+    *rule = r;
+    return 0;
 }
 
 /* Level g's tables into the blob (xbar: level 0; lchild, rchild: its map to the next
@@ -179,6 +271,12 @@ static cky_status put_level(blob *bl, const grammar *g, int xbar, const int *lch
     }
     bin_first[nsym] = x;
     row_first[x] = (int)row;
+    if (xbar && interleave(nb, bin_first, bin_parent, bin_left, bin_right, w_first)) {
+        free(ints);
+        free(lls);
+        free(w);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
     x = 0;
     for (int P = 0; P < nsym; P++) {
         un_first[P] = x;
@@ -214,6 +312,13 @@ static cky_status put_level(blob *bl, const grammar *g, int xbar, const int *lch
             unc_rule[fill[un_child[u]]++] = u;
         free(fill);
     }
+    int *lr_first = NULL, *lr_rule = NULL;
+    if (!xbar && by_children(nsym, nb, bin_left, bin_right, &lr_first, &lr_rule)) {
+        free(ints);
+        free(lls);
+        free(w);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
     prune_dev_level l = {.nsym = nsym, .tot = g->nsub_total, .nbin = nb};
     l.nsub = put(bl, g->nsub, (size_t)nsym * sizeof(int));
     l.off = put(bl, g->sub_offset, (size_t)nsym * sizeof(int));
@@ -233,6 +338,12 @@ static cky_status put_level(blob *bl, const grammar *g, int xbar, const int *lch
     l.unc_rule = put(bl, unc_rule, (size_t)nu * sizeof(int));
     l.un_w = put(bl, un_w, (size_t)nu * sizeof(long long));
     l.w = put(bl, w, (size_t)nw * sizeof(double));
+    if (lr_first) {
+        l.lr_first = put(bl, lr_first, ((size_t)nsym * nsym + 1) * sizeof(int));
+        l.lr_rule = put(bl, lr_rule, (size_t)nb * sizeof(int));
+    }
+    free(lr_first);
+    free(lr_rule);
     if (lchild) {
         l.lchild = put(bl, lchild, (size_t)g->nsub_total * sizeof(int));
         l.rchild = put(bl, rchild, (size_t)g->nsub_total * sizeof(int));
@@ -251,7 +362,11 @@ void prune_gpu_free(prune_gpu *p)
     cudaSetDevice(p->device);
     for (int k = 0; k < NBUF; k++)
         cudaFree(p->buf[k].p);
+    cudaFreeHost(p->host.p);
     cudaFree(p->tables);
+    for (int k = 0; k < 4; k++)
+        if (p->ev[k])
+            cudaEventDestroy(p->ev[k]);
     if (p->stream)
         cudaStreamDestroy(p->stream);
     free(p);
@@ -316,6 +431,8 @@ cky_status prune_gpu_new(const grammar *g, int device, prune_gpu **out)
     }
     if (!st)
         st = GPU_STATUS(cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking));
+    for (int k = 0; k < 4 && !st; k++)
+        st = GPU_STATUS(cudaEventCreate(&p->ev[k]));
     free(bl.data);
     if (st) {
         prune_gpu_free(p);
@@ -366,7 +483,8 @@ static int per_warp(const prune_gpu *p)
     int m = 2 * p->c->level[0]->nsym;
     if (p->tot_max > m)
         m = p->tot_max;
-    return 2 * p->maxsub > m ? 2 * p->maxsub : m;
+    int live = 2 * p->maxsub + p->fine->nsym; /* outside: al, ar and the live flags */
+    return live > m ? live : m;
 }
 
 /* Bytes of device work space per cell. */
@@ -374,7 +492,48 @@ static size_t cell_bytes(const prune_gpu *p)
 {
     size_t nsym = (size_t)p->fine->nsym, T = (size_t)p->tot_max;
     return 2 * nsym * sizeof(double) + 2 * T * sizeof(double) + nsym + 2 * T +
-           (size_t)p->fine->nsub_total;
+           (nsym + 1) * sizeof(unsigned short) + sizeof(int) + (size_t)p->fine->nsub_total;
+}
+
+/* Sentence k's mask from the batch's downloads (the fine state and substates, the levels'
+ * statistics). */
+typedef struct unpackjob {
+    const prune_gpu *p;
+    const int *n;
+    const long long *cell0;
+    const unsigned char *state, *fine;
+    const prune_dev_stats *stats;
+    prune_mask *out;
+} unpackjob;
+
+static cky_status unpack_sentence(void *arg, long k, int worker)
+{
+    (void)worker;
+    const unpackjob *j = arg;
+    int nlevel = j->p->c->nlevel, nsym = j->p->fine->nsym, ftot = j->p->fine->nsub_total;
+    prune_mask *m = &j->out[k];
+    m->nlevel = nlevel;
+    for (int l = 0; l < nlevel; l++) {
+        const prune_dev_stats *d = &j->stats[k * nlevel + l];
+        m->level[l] = d->failed ? (prune_level){1, -1, -1, 0}
+                                : (prune_level){0, (long)d->symbols, (long)d->substates, d->hash};
+    }
+    cky_status st = chart_mask_init(&m->fine, j->n[k], nsym, ftot);
+    if (st)
+        return st;
+    size_t nc = chart_ncells(j->n[k]);
+    memcpy(m->fine.state, j->state + j->cell0[k] * nsym, nc * nsym);
+    memcpy(m->fine.sub, j->fine + j->cell0[k] * ftot, nc * ftot);
+    return CKY_OK;
+}
+
+/* The blocks' order: the longest sentences (n: their lengths) first, as they take the
+ * longest, then by index. */
+static int longest_first(const void *a, const void *b, void *n)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    const int *len = n;
+    return len[x] != len[y] ? len[y] - len[x] : x - y;
 }
 
 static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *n,
@@ -384,39 +543,53 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
     const grammar_cascade *c = p->c;
     int nlevel = c->nlevel, nsym = p->fine->nsym, ftot = p->fine->nsub_total;
     long long cells = 0, nwords = 0;
-    size_t meta = (size_t)nsent * (sizeof(int) + 2 * sizeof(long long));
-    char *hmeta = malloc(meta ? meta : 1);
-    if (!hmeta)
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    long long *cell0 = (long long *)hmeta, *word0 = cell0 + nsent;
-    int *hn = (int *)(word0 + nsent);
+    for (int k = 0; k < nsent; k++) {
+        cells += (long long)chart_ncells(n[k]);
+        nwords += n[k];
+    }
+    size_t meta = (size_t)nsent * (2 * sizeof(int) + 2 * sizeof(long long));
+    size_t lex_bytes = (size_t)nwords * p->lex_width * sizeof(double);
+    size_t state_bytes = (size_t)cells * nsym, fine_bytes = (size_t)cells * ftot;
+    size_t stats_bytes = (size_t)nsent * nlevel * sizeof(prune_dev_stats);
+    size_t T = (size_t)p->tot_max, need[NBUF] = {
+        [B_META] = meta, [B_LEX] = lex_bytes,
+        [B_VI] = (size_t)cells * nsym * sizeof(double), [B_VO] = (size_t)cells * nsym * sizeof(double),
+        [B_IN] = (size_t)cells * T * sizeof(double), [B_OUT] = (size_t)cells * T * sizeof(double),
+        [B_STATE] = state_bytes, [B_SUB] = (size_t)cells * T, [B_SUB2] = (size_t)cells * T,
+        [B_LIST] = (size_t)cells * (nsym + 1) * sizeof(unsigned short),
+        [B_DONE] = (size_t)cells * sizeof(int),
+        [B_FINE] = fine_bytes, [B_STATS] = stats_bytes};
+    cky_status st = CKY_OK;
+    for (int b = 0; b < NBUF && !st; b++)
+        st = dbuf_need(&p->buf[b], need[b]);
+    /* host side, pinned: the uploads (meta, lexicon) and the downloads one after another */
+    size_t lex_at = (meta + 15) & ~(size_t)15, up = lex_at + lex_bytes;
+    size_t down = state_bytes + fine_bytes + stats_bytes;
+    if (!st)
+        st = hbuf_need(&p->host, up + down + 16);
+    if (st)
+        return st;
+    char *hm = p->host.p;
+    long long *cell0 = (long long *)hm, *word0 = cell0 + nsent;
+    int *hn = (int *)(word0 + nsent), *order = hn + nsent;
+    double *lex = (double *)(hm + lex_at);
+    prune_dev_stats *hstats = (prune_dev_stats *)(hm + ((up + 15) & ~(size_t)15));
+    unsigned char *hstate = (unsigned char *)(hstats + (size_t)nsent * nlevel);
+    unsigned char *hfine = hstate + state_bytes;
+    cells = nwords = 0;
     for (int k = 0; k < nsent; k++) {
         cell0[k] = cells;
         word0[k] = nwords;
         hn[k] = n[k];
         cells += (long long)chart_ncells(n[k]);
         nwords += n[k];
+        order[k] = k;
     }
-    size_t lex_bytes = (size_t)nwords * p->lex_width * sizeof(double);
-    size_t state_bytes = (size_t)cells * nsym, fine_bytes = (size_t)cells * ftot;
-    size_t stats_bytes = (size_t)nsent * nlevel * sizeof(prune_dev_stats);
-    double *lex = malloc(lex_bytes ? lex_bytes : 1);
-    unsigned char *hstate = malloc(state_bytes), *hfine = malloc(fine_bytes);
-    prune_dev_stats *hstats = malloc(stats_bytes);
-    cky_status st = !lex || !hstate || !hfine || !hstats
-                        ? cky_fail(CKY_ERR_NOMEM, "out of memory")
-                        : CKY_OK;
+    qsort_r(order, (size_t)nsent, sizeof *order, longest_first, (void *)n);
     lexjob lj = {p, words, n, gold, word0, lex};
-    if (!st)
-        st = workers_for(threads, nsent, lex_sentence, &lj);
-    size_t T = (size_t)p->tot_max, need[NBUF] = {
-        [B_META] = meta, [B_LEX] = lex_bytes,
-        [B_VI] = (size_t)cells * nsym * sizeof(double), [B_VO] = (size_t)cells * nsym * sizeof(double),
-        [B_IN] = (size_t)cells * T * sizeof(double), [B_OUT] = (size_t)cells * T * sizeof(double),
-        [B_STATE] = state_bytes, [B_SUB] = (size_t)cells * T, [B_SUB2] = (size_t)cells * T,
-        [B_FINE] = fine_bytes, [B_STATS] = stats_bytes};
-    for (int b = 0; b < NBUF && !st; b++)
-        st = dbuf_need(&p->buf[b], need[b]);
+    double t0 = clock_seconds();
+    st = workers_for(threads, nsent, lex_sentence, &lj);
+    p->times.lexicon += clock_seconds() - t0;
     if (!st) {
         char *dm = p->buf[B_META].p;
         prune_dev_batch b = {.nsent = nsent, .nlevel = nlevel, .nsym0 = c->level[0]->nsym,
@@ -424,27 +597,36 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
                              .maxsub = p->maxsub, .per_warp = per_warp(p),
                              .fine_nsub = p->fine_nsub, .fine_off = p->fine_off,
                              .n = (int *)(dm + 2 * (size_t)nsent * sizeof(long long)),
+                             .order = (int *)(dm + 2 * (size_t)nsent * sizeof(long long)) + nsent,
                              .cell0 = (long long *)dm,
                              .word0 = (long long *)dm + nsent,
                              .lex = p->buf[B_LEX].p, .lex_width = p->lex_width,
                              .vi = p->buf[B_VI].p, .vo = p->buf[B_VO].p,
                              .in = p->buf[B_IN].p, .out = p->buf[B_OUT].p,
                              .state = p->buf[B_STATE].p, .sub = p->buf[B_SUB].p,
-                             .sub2 = p->buf[B_SUB2].p, .fine_sub = p->buf[B_FINE].p,
+                             .sub2 = p->buf[B_SUB2].p, .list = p->buf[B_LIST].p,
+                             .done = p->buf[B_DONE].p,
+                             .fine_sub = p->buf[B_FINE].p,
                              .stats = p->buf[B_STATS].p, .hash = levels};
         for (int k = 0; k < nlevel; k++) {
             b.lex_at[k] = p->lex_at[k];
             b.threshold[k] = prune_threshold(mode, k);
         }
         cudaStream_t s = p->stream;
-        st = GPU_STATUS(cudaMemcpyAsync(dm, hmeta, meta, cudaMemcpyHostToDevice, s));
+        st = GPU_STATUS(cudaEventRecord(p->ev[0], s));
+        if (!st)
+            st = GPU_STATUS(cudaMemcpyAsync(dm, hm, meta, cudaMemcpyHostToDevice, s));
         if (!st)
             st = GPU_STATUS(
                 cudaMemcpyAsync(p->buf[B_LEX].p, lex, lex_bytes, cudaMemcpyHostToDevice, s));
         if (!st)
             st = GPU_STATUS(cudaMemsetAsync(b.stats, 0, stats_bytes, s));
         if (!st)
+            st = GPU_STATUS(cudaEventRecord(p->ev[1], s));
+        if (!st)
             st = GPU_STATUS(prune_dev_launch(p->dlv, &b, s));
+        if (!st)
+            st = GPU_STATUS(cudaEventRecord(p->ev[2], s));
         if (!st)
             st = GPU_STATUS(cudaMemcpyAsync(hstate, b.state, state_bytes, cudaMemcpyDeviceToHost, s));
         if (!st)
@@ -452,29 +634,21 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
         if (!st)
             st = GPU_STATUS(cudaMemcpyAsync(hstats, b.stats, stats_bytes, cudaMemcpyDeviceToHost, s));
         if (!st)
+            st = GPU_STATUS(cudaEventRecord(p->ev[3], s));
+        if (!st)
             st = GPU_STATUS(cudaStreamSynchronize(s));
+        float ms[3] = {0, 0, 0};
+        for (int k = 0; k < 3 && !st; k++)
+            st = GPU_STATUS(cudaEventElapsedTime(&ms[k], p->ev[k], p->ev[k + 1]));
+        p->times.upload += ms[0] * 1e-3;
+        p->times.kernel += ms[1] * 1e-3;
+        p->times.download += ms[2] * 1e-3;
     }
-    for (int k = 0; k < nsent && !st; k++) {
-        memset(&out[k], 0, sizeof out[k]);
-        out[k].nlevel = nlevel;
-        for (int l = 0; l < nlevel; l++) {
-            const prune_dev_stats *d = &hstats[(size_t)k * nlevel + l];
-            out[k].level[l] = d->failed ? (prune_level){1, -1, -1, 0}
-                                        : (prune_level){0, (long)d->symbols, (long)d->substates,
-                                                        d->hash};
-        }
-        st = chart_mask_init(&out[k].fine, n[k], nsym, ftot);
-        if (!st) {
-            size_t nc = chart_ncells(n[k]);
-            memcpy(out[k].fine.state, hstate + cell0[k] * nsym, nc * nsym);
-            memcpy(out[k].fine.sub, hfine + cell0[k] * ftot, nc * ftot);
-        }
-    }
-    free(hmeta);
-    free(lex);
-    free(hstate);
-    free(hfine);
-    free(hstats);
+    t0 = clock_seconds();
+    unpackjob uj = {p, n, cell0, hstate, hfine, hstats, out};
+    if (!st)
+        st = workers_for(threads, nsent, unpack_sentence, &uj);
+    p->times.unpack += clock_seconds() - t0;
     return st;
 }
 
@@ -482,6 +656,7 @@ cky_status prune_gpu_build_masks(prune_gpu *p, char *const *const *words, const 
                                  const int *const *gold, int nsent, prune_mode mode,
                                  int levels, int threads, prune_mask *out)
 {
+    double t0 = clock_seconds();
     memset(out, 0, (size_t)nsent * sizeof *out);
     GPU_CHECK(cudaSetDevice(p->device));
     size_t per_cell = cell_bytes(p), per_word = (size_t)p->lex_width * sizeof(double);
@@ -508,5 +683,8 @@ cky_status prune_gpu_build_masks(prune_gpu *p, char *const *const *words, const 
         }
         first = last;
     }
+    p->times.total += clock_seconds() - t0;
     return CKY_OK;
 }
+
+prune_gpu_times prune_gpu_times_of(const prune_gpu *p) { return p->times; }

@@ -28,4 +28,13 @@ cky_status prune_gpu_build_masks(prune_gpu *p, char *const *const *words, const 
                                  const int *const *gold, int nsent, prune_mode mode,
                                  int levels, int threads, prune_mask *out);
 
+/* Where the seconds of prune_gpu_build_masks went, summed over the calls since p was made:
+ * the lexicon on host threads, the uploads, the kernel and the downloads (device time, by
+ * CUDA events), the masks unpacked on the host, and each call's wall clock (total). */
+typedef struct prune_gpu_times {
+    double lexicon, upload, kernel, download, unpack, total;
+} prune_gpu_times;
+
+prune_gpu_times prune_gpu_times_of(const prune_gpu *p);
+
 #endif

@@ -38,18 +38,28 @@ __device__ static inline double unordered(unsigned long long u)
         (long long)(u & 0x8000000000000000ull ? u & ~0x8000000000000000ull : ~u));
 }
 
-/* *at = max(*at, v), exactly, whoever else is doing the same. */
-__device__ static void atomic_max(double *at, double v)
+/* *at = max(*at, v) on ordered bits, exactly, whoever else is doing the same (shared or
+ * global memory). */
+__device__ static inline void omax(unsigned long long *at, double v)
 {
-    unsigned long long *p = (unsigned long long *)at;
-    unsigned long long old = *(volatile unsigned long long *)p;
-    while (v > __longlong_as_double((long long)old)) {
-        unsigned long long got = atomicCAS(p, old, (unsigned long long)__double_as_longlong(v));
-        if (got == old)
-            break;
-        old = got;
-    }
+    atomicMax(at, ordered(v));
 }
+
+/* The first symbol >= from that st allows (nsym for none), the same in every lane of the
+ * warp: the lanes look at 32 symbols at a time. */
+__device__ static int next_sym(const unsigned char *st, int nsym, int from, int lane)
+{
+    for (int base = from & ~31; base < nsym; base += 32) {
+        int sy = base + lane;
+        unsigned m = __ballot_sync(FULL, sy >= from && sy < nsym && st[sy]);
+        if (m)
+            return base + __ffs(m) - 1;
+    }
+    return nsym;
+}
+
+#define FOR_ALLOWED(P, st, nsym)                                                             \
+    for (int P = next_sym(st, nsym, 0, lane); P < (nsym); P = next_sym(st, nsym, P + 1, lane))
 
 __device__ static inline long long cell_of(const sent *s, int i, int j)
 {
@@ -114,9 +124,9 @@ static __device__ void xbar_outside(const prune_dev_level *g, const prune_dev_ba
     int nsym = g->nsym;
     const double *vi = b->vi;
     const double *in = vi + cell_of(s, i, j) * nsym;
-    double *dst = b->vo + cell_of(s, i, j) * nsym;
+    unsigned long long *vo = b->vo, *dst = vo + cell_of(s, i, j) * nsym;
     for (int x = lane; x < nsym; x += 32)
-        cell[x] = dst[x]; /* its binary terms, pushed by its parents */
+        cell[x] = unordered(dst[x]); /* its binary terms, pushed by its parents */
     __syncwarp();
     for (int C = 0; C < nsym; C++) { /* in place, in symbol order */
         if (in[C] == NONE || g->unc_first[C] == g->unc_first[C + 1])
@@ -134,7 +144,7 @@ static __device__ void xbar_outside(const prune_dev_level *g, const prune_dev_ba
         __syncwarp();
     }
     for (int x = lane; x < nsym; x += 32)
-        dst[x] = cell[x];
+        dst[x] = ordered(cell[x]);
     __syncwarp();
     if (j - i < 2)
         return;
@@ -148,8 +158,8 @@ static __device__ void xbar_outside(const prune_dev_level *g, const prune_dev_ba
             long long cl = cell_of(s, i, k) * nsym + L, cr = cell_of(s, k, j) * nsym + R;
             double ls = vi[cl], rs = vi[cr];
             if (ls != NONE && rs != NONE) {
-                atomic_max(&b->vo[cl], w + rs + op);
-                atomic_max(&b->vo[cr], w + ls + op);
+                omax(&vo[cl], w + rs + op);
+                omax(&vo[cr], w + ls + op);
             }
         }
     }
@@ -158,13 +168,16 @@ static __device__ void xbar_outside(const prune_dev_level *g, const prune_dev_ba
 
 /* ---- levels >= 1 ---- */
 
-/* The view of one level in one sentence: where its cells' scores and flags are. */
+/* The view of one level in one sentence: where its cells' scores and flags are (outside
+ * scores as ordered bits). */
 typedef struct lview {
     const prune_dev_level *g;
     const sent *s;
     int T; /* the batch's scores per cell */
-    double *in, *out;
+    double *in;
+    unsigned long long *out;
     unsigned char *state, *sub;
+    const unsigned short *list; /* per cell: the allowed symbols' count, then the symbols */
 } lview;
 
 __device__ static inline const unsigned char *state_at(const lview *v, int i, int j)
@@ -184,51 +197,111 @@ __device__ static inline void acc_clear(unsigned long long *acc, int m, int lane
         acc[x] = ordered(NONE);
 }
 
-/* The binary terms of cell (i, j) at a level >= 1: for each allowed parent P, rule and split
- * point in turn, the lanes take the (row, parent substate) terms w[row][x] + left + right,
- * into a per-warp exact maximum per substate (acc: a warp's buffer). */
+/* A (rule, split) pair or a unary rule with at most SMALL terms is taken by one lane alone;
+ * a larger one by the whole warp, its lanes over the terms. */
+#define SMALL 32
+
+/* Runs body(item, t0, step) for every item q < count that want(q) accepts: an item of at
+ * most SMALL terms by the lane that found it (t0 0, step 1), a larger one by the whole warp
+ * (t0 lane, step 32), which meets it through a ballot. terms(q) is its number of terms. */
+#define FOR_ITEMS(count, want, terms, body)                                                  \
+    for (int q0_ = 0; q0_ < (count); q0_ += 32) {                                            \
+        int q_ = q0_ + lane, big_ = 0;                                                       \
+        if (q_ < (count) && want(q_)) {                                                      \
+            if (terms(q_) > SMALL)                                                           \
+                big_ = 1;                                                                    \
+            else                                                                             \
+                body(q_, 0, 1);                                                              \
+        }                                                                                    \
+        for (unsigned m_ = __ballot_sync(FULL, big_); m_; m_ &= m_ - 1)                      \
+            body(q0_ + __ffs(m_) - 1, lane, 32);                                             \
+    }
+
+/* The allowed symbols of cell (i, j): their count, then the symbols (made per level). */
+__device__ static inline const unsigned short *list_at(const lview *v, int i, int j)
+{
+    return v->list + cell_of(v->s, i, j) * (v->g->nsym + 1);
+}
+
+/* For each split k of (i, j) in turn, each pair of symbols allowed over (i, k) and (k, j)
+ * (the lanes take the pairs) and each binary rule with those children (lr_first) whose
+ * parent P want(P) accepts: body(r, k, t0, step), as FOR_ITEMS runs it, r an index into
+ * the by-parent rule list. Declares i, j, st (the cell's states) and lane from the caller. */
+#define FOR_PAIRS(want, body)                                                                \
+    for (int k = i + 1; k < j; k++) {                                                        \
+        const unsigned short *A = list_at(v, i, k), *B = list_at(v, k, j);                   \
+        int nb_ = B[0], pairs_ = A[0] * nb_;                                                 \
+        for (int q0_ = 0; q0_ < pairs_; q0_ += 32) {                                         \
+            int q_ = q0_ + lane, c_ = 0, e_ = 0;                                             \
+            if (q_ < pairs_) {                                                               \
+                int lr_ = A[1 + q_ / nb_] * g->nsym + B[1 + q_ % nb_];                       \
+                c_ = g->lr_first[lr_];                                                       \
+                e_ = g->lr_first[lr_ + 1];                                                   \
+            }                                                                                \
+            while (__any_sync(FULL, c_ < e_)) {                                              \
+                int r_ = -1, big_ = 0;                                                       \
+                if (c_ < e_) {                                                               \
+                    r_ = g->lr_rule[c_++];                                                   \
+                    int P_ = g->bin_parent[r_];                                              \
+                    if (!want(P_))                                                           \
+                        r_ = -1;                                                             \
+                    else if ((g->row_first[r_ + 1] - g->row_first[r_]) * g->nsub[P_] > SMALL) \
+                        big_ = 1;                                                            \
+                    else                                                                     \
+                        body(r_, k, 0, 1);                                                   \
+                }                                                                            \
+                for (unsigned m_ = __ballot_sync(FULL, big_); m_; m_ &= m_ - 1) {            \
+                    int rw_ = __shfl_sync(FULL, r_, __ffs(m_) - 1);                          \
+                    body(rw_, k, lane, 32);                                                  \
+                }                                                                            \
+            }                                                                                \
+        }                                                                                    \
+    }
+
+/* The binary terms of cell (i, j) at a level >= 1, by split and allowed children
+ * (FOR_PAIRS): each term w[row][x] + left + right into a per-warp exact maximum per
+ * substate of the cell's level (acc: a warp's buffer). */
 static __device__ void inside_binary(const lview *v, int i, int j, unsigned long long *acc,
                                      int lane)
 {
     const prune_dev_level *g = v->g;
     const unsigned char *st = state_at(v, i, j);
-    for (int P = 0; P < g->nsym; P++) {
-        if (!st[P])
-            continue;
-        int np = g->nsub[P];
-        const unsigned char *ps = v->sub + at(v, i, j, P);
-        acc_clear(acc, np, lane);
-        __syncwarp();
-        for (int r = g->bin_first[P]; r < g->bin_first[P + 1]; r++) {
-            int L = g->bin_left[r], R = g->bin_right[r], r0 = g->row_first[r];
-            int terms = (g->row_first[r + 1] - r0) * np;
-            const double *w = g->w + g->w_first[r];
-            for (int k = i + 1; k < j; k++) {
-                if (!state_at(v, i, k)[L] || !state_at(v, k, j)[R])
-                    continue;
-                const double *left = v->in + at(v, i, k, L), *right = v->in + at(v, k, j, R);
-                for (int t = lane; t < terms; t += 32) {
-                    int row = t / np, x = t - row * np;
-                    if (!ps[x])
-                        continue;
-                    double ls = left[g->row_l[r0 + row]], rs = right[g->row_r[r0 + row]];
-                    if (ls == NONE || rs == NONE)
-                        continue;
-                    double term = w[t] + ls + rs;
-                    if (term > NONE)
-                        atomicMax(&acc[x], ordered(term));
-                }
-            }
-        }
-        __syncwarp();
+    FOR_ALLOWED(P, st, g->nsym)
+        acc_clear(acc + g->off[P], g->nsub[P], lane);
+    __syncwarp();
+#define IN_WANT(P) (st[P])
+#define IN_BODY(r, k, t0, step)                                                              \
+    {                                                                                        \
+        int P = g->bin_parent[r], np = g->nsub[P], r0 = g->row_first[r];                     \
+        const unsigned char *ps = v->sub + at(v, i, j, P);                                   \
+        unsigned long long *ap = acc + g->off[P];                                            \
+        const double *w = g->w + g->w_first[r];                                              \
+        const double *left = v->in + at(v, i, k, g->bin_left[r]);                            \
+        const double *right = v->in + at(v, k, j, g->bin_right[r]);                          \
+        for (int t = (t0); t < (g->row_first[r + 1] - r0) * np; t += (step)) {               \
+            int row = t / np, x = t - row * np;                                              \
+            if (!ps[x])                                                                      \
+                continue;                                                                    \
+            double ls = left[g->row_l[r0 + row]], rs = right[g->row_r[r0 + row]];            \
+            if (ls == NONE || rs == NONE)                                                    \
+                continue;                                                                    \
+            double term = w[t] + ls + rs;                                                    \
+            if (term > NONE)                                                                 \
+                omax(&ap[x], term);                                                          \
+        }                                                                                    \
+    }
+    FOR_PAIRS(IN_WANT, IN_BODY)
+    __syncwarp();
+    FOR_ALLOWED(P, st, g->nsym) {
         double *cell = v->in + at(v, i, j, P);
-        for (int x = lane; x < np; x += 32) {
-            double best = unordered(acc[x]);
+        const unsigned char *ps = v->sub + at(v, i, j, P);
+        for (int x = lane; x < g->nsub[P]; x += 32) {
+            double best = unordered(acc[g->off[P] + x]);
             if (ps[x] && best > NONE)
                 cell[x] = best;
         }
-        __syncwarp();
     }
+    __syncwarp();
 }
 
 /* The unary terms of cell (i, j) inside, all from the values before them (acc: a warp's
@@ -238,36 +311,33 @@ static __device__ void inside_unary(const lview *v, int i, int j, unsigned long 
 {
     const prune_dev_level *g = v->g;
     const unsigned char *st = state_at(v, i, j);
-    for (int P = 0; P < g->nsym; P++)
-        if (st[P])
-            acc_clear(acc + g->off[P], g->nsub[P], lane);
+    FOR_ALLOWED(P, st, g->nsym)
+        acc_clear(acc + g->off[P], g->nsub[P], lane);
     __syncwarp();
-    for (int P = 0; P < g->nsym; P++) {
-        if (!st[P])
-            continue;
-        int np = g->nsub[P];
+    FOR_ALLOWED(P, st, g->nsym) {
+        int np = g->nsub[P], ub = g->un_first[P];
         const unsigned char *ps = v->sub + at(v, i, j, P);
-        for (int u = g->un_first[P]; u < g->un_first[P + 1]; u++) {
-            int C = g->un_child[u];
-            if (!st[C])
-                continue;
-            const double *child = v->in + at(v, i, j, C), *w = g->w + g->un_w[u];
-            int terms = g->nsub[C] * np;
-            for (int t = lane; t < terms; t += 32) {
-                int c = t / np, x = t - c * np;
-                double cv = child[c];
-                if (!ps[x] || cv == NONE)
-                    continue;
-                double term = cv + w[t];
-                if (term > NONE)
-                    atomicMax(&acc[g->off[P] + x], ordered(term));
-            }
-        }
+        unsigned long long *ap = acc + g->off[P];
+#define UN_WANT(q) (st[g->un_child[ub + (q)]])
+#define UN_TERMS(q) (g->nsub[g->un_child[ub + (q)]] * np)
+#define UN_BODY(q, t0, step)                                                                 \
+    {                                                                                        \
+        int u = ub + (q), C = g->un_child[u];                                                \
+        const double *child = v->in + at(v, i, j, C), *w = g->w + g->un_w[u];                \
+        for (int t = (t0); t < g->nsub[C] * np; t += (step)) {                               \
+            int c = t / np, x = t - c * np;                                                  \
+            double cv = child[c];                                                            \
+            if (!ps[x] || cv == NONE)                                                        \
+                continue;                                                                    \
+            double term = cv + w[t];                                                         \
+            if (term > NONE)                                                                 \
+                omax(&ap[x], term);                                                          \
+        }                                                                                    \
+    }
+        FOR_ITEMS(g->un_first[P + 1] - ub, UN_WANT, UN_TERMS, UN_BODY)
     }
     __syncwarp();
-    for (int P = 0; P < g->nsym; P++) {
-        if (!st[P])
-            continue;
+    FOR_ALLOWED(P, st, g->nsym) {
         double *cell = v->in + at(v, i, j, P);
         for (int x = lane; x < g->nsub[P]; x += 32)
             cell[x] = dmax(unordered(acc[g->off[P] + x]), cell[x]);
@@ -282,99 +352,171 @@ static __device__ void outside_unary(const lview *v, int i, int j, unsigned long
     const prune_dev_level *g = v->g;
     const unsigned char *st = state_at(v, i, j);
     int d = j - i;
-    for (int C = 0; C < g->nsym; C++)
-        if (st[C] && (d == 1 || g->phrasal[C]))
+    FOR_ALLOWED(C, st, g->nsym)
+        if (d == 1 || g->phrasal[C])
             acc_clear(acc + g->off[C], g->nsub[C], lane);
     __syncwarp();
-    for (int C = 0; C < g->nsym; C++) {
-        if ((d > 1 && !g->phrasal[C]) || !st[C])
+    FOR_ALLOWED(C, st, g->nsym) {
+        if (d > 1 && !g->phrasal[C])
             continue;
-        int nc = g->nsub[C];
+        int nc = g->nsub[C], yb = g->unc_first[C];
         const unsigned char *cs = v->sub + at(v, i, j, C);
-        for (int y = g->unc_first[C]; y < g->unc_first[C + 1]; y++) {
-            int u = g->unc_rule[y], P = g->un_parent[u], np = g->nsub[P];
-            if (!st[P])
-                continue;
-            const double *po = v->out + at(v, i, j, P), *w = g->w + g->un_w[u];
-            for (int t = lane; t < nc * np; t += 32) {
-                int c = t / np, q = t - c * np;
-                double pq = po[q];
-                if (!cs[c] || pq == NONE)
-                    continue;
-                double term = pq + w[t];
-                if (term > NONE)
-                    atomicMax(&acc[g->off[C] + c], ordered(term));
-            }
-        }
+        unsigned long long *ac = acc + g->off[C];
+#define UP_P(q) (g->un_parent[g->unc_rule[yb + (q)]])
+#define UP_WANT(q) (st[UP_P(q)])
+#define UP_TERMS(q) (nc * g->nsub[UP_P(q)])
+#define UP_BODY(q, t0, step)                                                                 \
+    {                                                                                        \
+        int u = g->unc_rule[yb + (q)], P = g->un_parent[u], np = g->nsub[P];                 \
+        const unsigned long long *po = v->out + at(v, i, j, P);                              \
+        const double *w = g->w + g->un_w[u];                                                 \
+        for (int t = (t0); t < nc * np; t += (step)) {                                       \
+            int c = t / np, x = t - c * np;                                                  \
+            double pq = unordered(po[x]);                                                    \
+            if (!cs[c] || pq == NONE)                                                        \
+                continue;                                                                    \
+            double term = pq + w[t];                                                         \
+            if (term > NONE)                                                                 \
+                omax(&ac[c], term);                                                          \
+        }                                                                                    \
+    }
+        FOR_ITEMS(g->unc_first[C + 1] - yb, UP_WANT, UP_TERMS, UP_BODY)
     }
     __syncwarp();
-    for (int C = 0; C < g->nsym; C++) {
-        if ((d > 1 && !g->phrasal[C]) || !st[C])
+    FOR_ALLOWED(C, st, g->nsym) {
+        if (d > 1 && !g->phrasal[C])
             continue;
-        double *cell = v->out + at(v, i, j, C);
+        unsigned long long *cell = v->out + at(v, i, j, C);
         for (int c = lane; c < g->nsub[C]; c += 32)
-            cell[c] = dmax(unordered(acc[g->off[C] + c]), cell[c]);
+            if (acc[g->off[C] + c] > cell[c])
+                cell[c] = acc[g->off[C] + c];
     }
     __syncwarp();
 }
 
-/* The binary terms of (i, j)'s children outside, pushed: for each allowed parent, rule and
- * split point, the lanes take the (row, parent substate) terms into per-warp maxima of the
- * two children's substates (al, ar: a warp's buffers), which then go into the children's
- * cells with an exact atomic maximum (other cells of this span length push there too). */
+/* The binary terms of (i, j)'s children outside, pushed, by split and allowed children
+ * (FOR_PAIRS), for the parents with an outside score (live: a warp's buffer of a flag per
+ * symbol): each term w[row][x] + sibling + outside into the children's cells with an exact
+ * atomic maximum (other cells of this span length push there too). A lane alone pushes
+ * each term; the warp first takes the maxima of a large pair's terms in its buffers al, ar. */
 static __device__ void outside_binary(const lview *v, int i, int j, unsigned long long *al,
-                                      unsigned long long *ar, int lane)
+                                      unsigned long long *ar, unsigned long long *live,
+                                      int lane)
 {
     const prune_dev_level *g = v->g;
     const unsigned char *st = state_at(v, i, j);
-    for (int P = 0; P < g->nsym; P++) {
-        if (!st[P])
-            continue;
-        int np = g->nsub[P];
-        const double *po = v->out + at(v, i, j, P);
-        int live = 0;
-        for (int x = lane; x < np; x += 32)
-            live |= po[x] != NONE;
-        if (!__any_sync(FULL, live))
-            continue;
-        for (int r = g->bin_first[P]; r < g->bin_first[P + 1]; r++) {
-            int L = g->bin_left[r], R = g->bin_right[r], r0 = g->row_first[r];
-            int terms = (g->row_first[r + 1] - r0) * np, nl = g->nsub[L], nr = g->nsub[R];
-            const double *w = g->w + g->w_first[r];
-            for (int k = i + 1; k < j; k++) {
-                if (!state_at(v, i, k)[L] || !state_at(v, k, j)[R])
-                    continue;
-                long long a_l = at(v, i, k, L), a_r = at(v, k, j, R);
-                const double *left = v->in + a_l, *right = v->in + a_r;
-                acc_clear(al, nl, lane);
-                acc_clear(ar, nr, lane);
-                __syncwarp();
-                for (int t = lane; t < terms; t += 32) {
-                    int row = t / np, x = t - row * np;
-                    double pox = po[x];
-                    if (pox == NONE)
-                        continue;
-                    int l = g->row_l[r0 + row], rr = g->row_r[r0 + row];
-                    double ls = left[l], rs = right[rr];
-                    if (ls == NONE || rs == NONE)
-                        continue;
-                    double tl = w[t] + rs + pox, tr = w[t] + ls + pox;
-                    if (tl > NONE)
-                        atomicMax(&al[l], ordered(tl));
-                    if (tr > NONE)
-                        atomicMax(&ar[rr], ordered(tr));
-                }
-                __syncwarp();
-                for (int l = lane; l < nl; l += 32)
-                    if (al[l] != ordered(NONE))
-                        atomic_max(&v->out[a_l + l], unordered(al[l]));
-                for (int rr = lane; rr < nr; rr += 32)
-                    if (ar[rr] != ordered(NONE))
-                        atomic_max(&v->out[a_r + rr], unordered(ar[rr]));
-                __syncwarp();
-            }
-        }
+    for (int P = lane; P < g->nsym; P += 32)
+        live[P] = 0;
+    __syncwarp();
+    FOR_ALLOWED(P, st, g->nsym) {
+        const unsigned long long *po = v->out + at(v, i, j, P);
+        int any = 0;
+        for (int x = lane; x < g->nsub[P]; x += 32)
+            any |= po[x] != ordered(NONE);
+        if (__any_sync(FULL, any) && lane == 0)
+            live[P] = 1;
     }
+    __syncwarp();
+#define OUT_WANT(P) (live[P])
+#define OUT_BODY(r, k, t0, step)                                                             \
+    {                                                                                        \
+        int P = g->bin_parent[r], np = g->nsub[P], r0 = g->row_first[r], L = g->bin_left[r]; \
+        int R = g->bin_right[r], warp = (step) > 1;                                          \
+        const unsigned long long *po = v->out + at(v, i, j, P);                              \
+        long long a_l = at(v, i, k, L), a_r = at(v, k, j, R);                                \
+        const double *w = g->w + g->w_first[r], *left = v->in + a_l, *right = v->in + a_r;   \
+        unsigned long long *dl = warp ? al : v->out + a_l, *dr = warp ? ar : v->out + a_r;   \
+        if (warp) {                                                                          \
+            acc_clear(al, g->nsub[L], lane);                                                 \
+            acc_clear(ar, g->nsub[R], lane);                                                 \
+            __syncwarp();                                                                    \
+        }                                                                                    \
+        for (int t = (t0); t < (g->row_first[r + 1] - r0) * np; t += (step)) {               \
+            int row = t / np, x = t - row * np;                                              \
+            double pox = unordered(po[x]);                                                   \
+            if (pox == NONE)                                                                 \
+                continue;                                                                    \
+            int l = g->row_l[r0 + row], rr = g->row_r[r0 + row];                             \
+            double ls = left[l], rs = right[rr];                                             \
+            if (ls == NONE || rs == NONE)                                                    \
+                continue;                                                                    \
+            double tl = w[t] + rs + pox, tr = w[t] + ls + pox;                               \
+            if (tl > NONE)                                                                   \
+                omax(&dl[l], tl);                                                            \
+            if (tr > NONE)                                                                   \
+                omax(&dr[rr], tr);                                                           \
+        }                                                                                    \
+        if (warp) {                                                                          \
+            __syncwarp();                                                                    \
+            for (int l = lane; l < g->nsub[L]; l += 32)                                      \
+                if (al[l] != ordered(NONE))                                                  \
+                    atomicMax(&v->out[a_l + l], al[l]);                                      \
+            for (int x = lane; x < g->nsub[R]; x += 32)                                      \
+                if (ar[x] != ordered(NONE))                                                  \
+                    atomicMax(&v->out[a_r + x], ar[x]);                                      \
+            __syncwarp();                                                                    \
+        }                                                                                    \
+    }
+    FOR_PAIRS(OUT_WANT, OUT_BODY)
+}
+
+/* ---- the cells of a pass, in dependency order ---- */
+
+/* A pass over one sentence's cells: each warp takes the next cell from the block's counter
+ * (span by span, the shortest first; outside: the other way round, from the root) and starts
+ * on it once the cells it reads are done (done[cell] == epoch: each pass has its own epoch),
+ * so that a warp waits for what it needs, not for every cell of a span length. */
+typedef struct sched {
+    int *next; /* the block's counter (shared memory) */
+    int *done; /* the sentence's cells' epochs (global memory) */
+    int epoch, n, outside;
+} sched;
+
+/* The next cell (i, j) of the pass for this warp; 0 when none is left. */
+__device__ static int take_cell(const sched *p, int lane, int *i, int *j)
+{
+    int q = 0, n = p->n, nc = chart_ncells(n);
+    if (lane == 0)
+        q = atomicAdd(p->next, 1);
+    q = __shfl_sync(FULL, q, 0);
+    if (q >= nc)
+        return 0;
+    if (p->outside)
+        q = nc - 1 - q;
+    int d = 1; /* cells are numbered span by span (chart_cell) */
+    while (d < n && (int)chart_cell(n, 0, d + 1) <= q)
+        d++;
+    *i = q - (int)chart_cell(n, 0, d);
+    *j = *i + d;
+    return 1;
+}
+
+/* Wait until the cells that (i, j) reads in the pass are done: inside, (i, k) and (k, j) for
+ * i < k < j; outside, the cells that push into it, (i', j) for i' < i and (i, j') for j' > j. */
+__device__ static void wait_cells(const sched *p, int i, int j, int lane)
+{
+    int n = p->n, m = p->outside ? i + n - j : 2 * (j - i - 1);
+    volatile const int *done = p->done;
+    for (int x0 = 0; x0 < m; x0 += 32) {
+        int x = x0 + lane;
+        long long c = -1;
+        if (x < m && !p->outside)
+            c = x & 1 ? chart_cell(n, i + 1 + x / 2, j) : chart_cell(n, i, i + 1 + x / 2);
+        else if (x < m)
+            c = x < i ? chart_cell(n, x, j) : chart_cell(n, i, j + 1 + x - i);
+        while (!__all_sync(FULL, c < 0 || done[c] == p->epoch))
+            __nanosleep(64);
+    }
+    __threadfence_block();
+}
+
+/* Cell (i, j) is done: every lane's writes are seen by the block before its flag. */
+__device__ static void mark_done(const sched *p, int i, int j, int lane)
+{
+    __threadfence_block();
+    __syncwarp();
+    if (lane == 0)
+        ((volatile int *)p->done)[chart_cell(p->n, i, j)] = p->epoch;
 }
 
 /* ---- the block of one sentence ---- */
@@ -422,8 +564,9 @@ __global__ void __launch_bounds__(WARPS * 32)
     prune_cascade(const prune_dev_level *__restrict__ lv, prune_dev_batch b)
 {
     extern __shared__ double smem[];
-    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-    sent s = {b.n[blockIdx.x], b.cell0[blockIdx.x], b.word0[blockIdx.x]};
+    __shared__ int next; /* the passes' counter of cells taken */
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, si = b.order[blockIdx.x];
+    sent s = {b.n[si], b.cell0[si], b.word0[si]};
     int n = s.n, T = b.tot_max;
     long long ncell = (long long)chart_ncells(n);
     const prune_dev_level *g0 = &lv[0];
@@ -431,13 +574,18 @@ __global__ void __launch_bounds__(WARPS * 32)
     double *wbuf = smem + b.per_warp * warp;
     unsigned long long *wacc = (unsigned long long *)wbuf;
     unsigned char *state = b.state + s.c0 * nsym;
+    int *done = b.done + s.c0;
 
     /* level 0: every cell, the jar's grammarTags as the mask it starts from */
     for (long long x = threadIdx.x; x < ncell * nsym; x += blockDim.x) {
         state[x] = g0->phrasal[x % nsym];
         b.vi[s.c0 * nsym + x] = NONE;
-        b.vo[s.c0 * nsym + x] = NONE;
+        b.vo[s.c0 * nsym + x] = ordered(NONE);
     }
+    for (long long c = threadIdx.x; c < ncell; c += blockDim.x)
+        done[c] = 0;
+    if (threadIdx.x == 0)
+        next = 0;
     __syncthreads();
     for (int x = threadIdx.x; x < n * nsym; x += blockDim.x) {
         int i = x / nsym, t = x % nsym;
@@ -446,35 +594,46 @@ __global__ void __launch_bounds__(WARPS * 32)
                 b.lex[(s.w0 + i) * b.lex_width + b.lex_at[0] + g0->off[t]];
     }
     __syncthreads();
-    for (int d = 1; d <= n; d++) {
-        for (int t = warp; t <= n - d; t += WARPS)
-            xbar_inside(g0, &b, &s, t, t + d, wbuf, (unsigned long long *)(wbuf + nsym), lane);
-        __syncthreads();
+    {
+        sched p = {&next, done, 1, n, 0};
+        int i, j;
+        while (take_cell(&p, lane, &i, &j)) {
+            wait_cells(&p, i, j, lane);
+            xbar_inside(g0, &b, &s, i, j, wbuf, (unsigned long long *)(wbuf + nsym), lane);
+            mark_done(&p, i, j, lane);
+        }
     }
+    __syncthreads();
     double root = b.vi[cell_of(&s, 0, n) * nsym];
     if (root != NONE) {
-        if (threadIdx.x == 0)
-            b.vo[cell_of(&s, 0, n) * nsym] = 0.0;
-        __syncthreads();
-        for (int d = n; d >= 1; d--) {
-            for (int t = warp; t <= n - d; t += WARPS)
-                xbar_outside(g0, &b, &s, t, t + d, wbuf, lane);
-            __syncthreads();
+        if (threadIdx.x == 0) {
+            b.vo[cell_of(&s, 0, n) * nsym] = ordered(0.0);
+            next = 0;
         }
+        __syncthreads();
+        sched p = {&next, done, 2, n, 1};
+        int i, j;
+        while (take_cell(&p, lane, &i, &j)) {
+            wait_cells(&p, i, j, lane);
+            xbar_outside(g0, &b, &s, i, j, wbuf, lane);
+            mark_done(&p, i, j, lane);
+        }
+        __syncthreads();
         for (int d = 1; d <= n; d++) /* pruneChart */
             for (int t = warp; t <= n - d; t += WARPS) {
                 long long c = (long long)chart_cell(n, t, t + d);
                 for (int sy = lane; sy < nsym; sy += 32) {
                     if (d > 1 && !g0->phrasal[sy])
                         continue;
-                    double is = b.vi[(s.c0 + c) * nsym + sy], os = b.vo[(s.c0 + c) * nsym + sy];
+                    double is = b.vi[(s.c0 + c) * nsym + sy];
+                    double os = unordered(b.vo[(s.c0 + c) * nsym + sy]);
                     state[c * nsym + sy] =
                         sy == 0 || (is != NONE && os != NONE && is + os - root > b.threshold[0]);
                 }
             }
     }
     __syncthreads();
-    prune_dev_stats *stats = b.stats + (long long)blockIdx.x * b.nlevel;
+    prune_dev_stats *stats = b.stats + (long long)si * b.nlevel;
     if (threadIdx.x == 0) {
         if (root == NONE)
             stats[0] = (prune_dev_stats){1, -1, -1, 0};
@@ -497,9 +656,7 @@ __global__ void __launch_bounds__(WARPS * 32)
             for (int x = lane; x < to_tot; x += 32)
                 cell[x] = 0;
             __syncwarp();
-            for (int sy = 0; sy < nsym; sy++) {
-                if (!st[sy])
-                    continue;
+            FOR_ALLOWED(sy, st, nsym) {
                 if (k == 1) {
                     for (int x = lane; x < to_nsub[sy]; x += 32)
                         cell[to_off[sy] + x] = 1;
@@ -518,15 +675,26 @@ __global__ void __launch_bounds__(WARPS * 32)
         unsigned char *t = cur;
         cur = nxt;
         nxt = t;
-        lview v = {&lv[k], &s, T, b.in, b.out, b.state, cur};
+        lview v = {&lv[k], &s, T, b.in, b.out, b.state, cur, b.list};
         const prune_dev_level *g = v.g;
-        for (long long c = warp; c < ncell; c += WARPS) { /* lay out */
+        for (long long c = warp; c < ncell; c += WARPS) { /* lay out; the cells' lists */
             const unsigned char *st = state + c * nsym;
-            for (int sy = 0; sy < nsym; sy++)
-                if (st[sy])
-                    for (int x = lane; x < g->nsub[sy]; x += 32)
-                        b.in[(s.c0 + c) * T + g->off[sy] + x] =
-                            b.out[(s.c0 + c) * T + g->off[sy] + x] = NONE;
+            FOR_ALLOWED(sy, st, nsym)
+                for (int x = lane; x < g->nsub[sy]; x += 32) {
+                    b.in[(s.c0 + c) * T + g->off[sy] + x] = NONE;
+                    b.out[(s.c0 + c) * T + g->off[sy] + x] = ordered(NONE);
+                }
+            unsigned short *list = b.list + (s.c0 + c) * (nsym + 1);
+            int m = 0;
+            for (int base = 0; base < nsym; base += 32) {
+                int sy = base + lane, on = sy < nsym && st[sy];
+                unsigned bits = __ballot_sync(FULL, on);
+                if (on)
+                    list[1 + m + __popc(bits & ((1u << lane) - 1))] = (unsigned short)sy;
+                m += __popc(bits);
+            }
+            if (lane == 0)
+                list[0] = (unsigned short)m;
         }
         __syncthreads();
         for (int x = threadIdx.x; x < n * nsym; x += blockDim.x) { /* the lexicon */
@@ -540,32 +708,43 @@ __global__ void __launch_bounds__(WARPS * 32)
                     b.in[a + y] = lex[y];
         }
         __syncthreads();
-        for (int d = 1; d <= n; d++) {
-            for (int t = warp; t <= n - d; t += WARPS) {
-                if (d > 1)
-                    inside_binary(&v, t, t + d, wacc, lane);
-                inside_unary(&v, t, t + d, wacc, lane);
+        if (threadIdx.x == 0)
+            next = 0;
+        __syncthreads();
+        {
+            sched p = {&next, done, 2 * k + 1, n, 0};
+            int i, j;
+            while (take_cell(&p, lane, &i, &j)) {
+                wait_cells(&p, i, j, lane);
+                if (j - i > 1)
+                    inside_binary(&v, i, j, wacc, lane);
+                inside_unary(&v, i, j, wacc, lane);
+                mark_done(&p, i, j, lane);
             }
-            __syncthreads();
         }
+        __syncthreads();
         double lroot = b.in[at(&v, 0, n, 0)];
         if (lroot != NONE) {
-            if (threadIdx.x == 0)
-                b.out[at(&v, 0, n, 0)] = 0.0;
-            __syncthreads();
-            for (int d = n; d >= 1; d--) {
-                for (int t = warp; t <= n - d; t += WARPS) {
-                    outside_unary(&v, t, t + d, wacc, lane);
-                    if (d > 1)
-                        outside_binary(&v, t, t + d, wacc, wacc + b.maxsub, lane);
-                }
-                __syncthreads();
+            if (threadIdx.x == 0) {
+                b.out[at(&v, 0, n, 0)] = ordered(0.0);
+                next = 0;
             }
+            __syncthreads();
+            sched p = {&next, done, 2 * k + 2, n, 1};
+            int i, j;
+            while (take_cell(&p, lane, &i, &j)) {
+                wait_cells(&p, i, j, lane);
+                outside_unary(&v, i, j, wacc, lane);
+                if (j - i > 1)
+                    outside_binary(&v, i, j, wacc, wacc + b.maxsub, wacc + 2 * b.maxsub, lane);
+                mark_done(&p, i, j, lane);
+            }
+            __syncthreads();
             for (int d = 1; d <= n; d++) /* pruneChart */
                 for (int t = warp; t <= n - d; t += WARPS) {
                     unsigned char *st = state + chart_cell(n, t, t + d) * nsym;
-                    for (int sy = 0; sy < nsym; sy++) {
-                        if ((d > 1 && !g->phrasal[sy]) || !st[sy])
+                    FOR_ALLOWED(sy, st, nsym) {
+                        if (d > 1 && !g->phrasal[sy])
                             continue;
                         if (sy == 0) {
                             if (lane == 0)
@@ -577,7 +756,7 @@ __global__ void __launch_bounds__(WARPS * 32)
                         for (int x0 = 0; x0 < g->nsub[sy]; x0 += 32) {
                             int x = x0 + lane, keep = 0;
                             if (x < g->nsub[sy] && cur[a + x]) {
-                                double is = b.in[a + x], os = b.out[a + x];
+                                double is = b.in[a + x], os = unordered(b.out[a + x]);
                                 keep = is != NONE && os != NONE &&
                                        is + os - lroot > b.threshold[k];
                                 cur[a + x] = keep;

@@ -8,12 +8,14 @@
  *  - level 0 (one score per symbol): a warp's lanes take the binary rules, each its best
  *    term over the split points, into a per-warp maximum per parent; the unaries update the
  *    cell in place in symbol order, as the ref's (and the jar's) loops do;
- *  - levels >= 1: for each allowed parent, rule and split point in turn, a warp's lanes take
- *    the (row, substate) terms, into per-warp exact maxima in shared memory (the ordered bits
- *    of the doubles, an integer atomicMax);
+ *  - levels >= 1: for each allowed parent, the lanes take its (rule, split) pairs whose
+ *    children are allowed (unaries: its rules), a lane alone one of at most 32 terms, the
+ *    whole warp a larger one, lanes over its (row, substate) terms; into per-warp exact
+ *    maxima in shared memory (the ordered bits of the doubles, an integer atomicMax);
  *  - outside binary terms are pushed from a parent into its children with an exact atomic
- *    maximum (a compare-and-swap loop on the double's bits), the cells of one span length
- *    in parallel; everything else is gathered.
+ *    maximum (outside scores are kept as ordered bits, so it is an integer atomicMax), the
+ *    cells of one span length in parallel; everything else is gathered;
+ *  - a cell's allowed symbols are found by the lanes 32 at a time (a ballot).
  * Scores are addressed densely (cell * substates + substate) but only the allowed symbols'
  * blocks are ever written or read. */
 #ifndef CKY_PRUNE_KERNELS_H
@@ -31,7 +33,8 @@ extern "C" {
 
 /* The rule tables of one level, device pointers. Binary rules by parent (bin_first), each
  * with rows (row_l, row_r) from row_first[b] and scores w[w_first[b] + row * nsub[parent] +
- * x]; level 0 keeps only the rules and unaries with a finite score, one row each. Unaries
+ * x]; level 0 keeps only the rules and unaries with a finite score, one row each, its
+ * binary rules by their rank among their parent's, then by parent (bin_first unused). Unaries
  * P -> C by parent (un_first): un_parent, un_child, scores w[un_w[u] + c * nsub[P] + x]; by
  * child: unc_first, unc_rule (indices into the by-parent list). lchild, rchild: where a
  * substate's children are at the next level (symbol-local; NULL at level 0). */
@@ -41,6 +44,8 @@ typedef struct prune_dev_level {
     const unsigned char *phrasal;
     int nbin;
     const int *bin_first, *bin_parent, *bin_left, *bin_right, *row_first, *row_l, *row_r;
+    const int *lr_first, *lr_rule; /* levels >= 1: the rules with children (L, R) are
+                                      lr_rule[lr_first[L * nsym + R] ..) (NULL at level 0) */
     const long long *w_first;
     const int *un_first, *un_parent, *un_child, *unc_first, *unc_rule;
     const long long *un_w;
@@ -59,22 +64,25 @@ typedef struct prune_dev_stats {
  * words from word0[s]; lex[(word0[s] + i) * lex_width + lex_at[k] + x]: the lexical score of
  * global substate x of level k for word i (every substate; -inf for none). Work space
  * (device, per cell): vi, vo [nsym0], in, out [tot_max], state [nsym], sub, sub2
- * [tot_max]; results: the fine mask's state (= state at the end) and fine_sub [fine_tot]
+ * [tot_max], list [nsym + 1]; results: the fine mask's state (= state at the end) and fine_sub [fine_tot]
  * per cell, stats[s * nlevel + k]; hash: 1 to compute the FNV-1a hash of each level (one
  * thread per sentence; else 0). */
 typedef struct prune_dev_batch {
     int nsent, nlevel, nsym0, tot_max, fine_tot; /* nsym0: the symbols of level 0 */
     int maxsub;   /* the most substates of a symbol at a level >= 1 */
-    int per_warp; /* doubles of shared memory per warp: >= 2 nsym0, tot_max, 2 maxsub */
+    int per_warp; /* doubles of shared memory per warp: >= 2 nsym0, tot_max, 2 maxsub + nsym */
     const int *fine_nsub, *fine_off; /* the fine grammar's, for the last map */
-    const int *n;
+    const int *n, *order; /* order: the sentences in the order of the blocks (longest first) */
     const long long *cell0, *word0;
     const double *lex;
     long long lex_width;
     long long lex_at[PRUNE_DEV_LEVELS];
     double threshold[PRUNE_DEV_LEVELS]; /* level k's */
-    double *vi, *vo, *in, *out;
+    double *vi, *in;
+    unsigned long long *vo, *out; /* outside scores as ordered bits (an integer maximum) */
     unsigned char *state, *sub, *sub2, *fine_sub;
+    unsigned short *list; /* per cell (nsym + 1): its allowed symbols at the level running */
+    int *done;            /* per cell: the last pass that finished it (prune_kernels.cu) */
     prune_dev_stats *stats;
     int hash;
 } prune_dev_batch;
