@@ -1,8 +1,9 @@
 /* prune_kernels: the coarse-to-fine cascade on the GPU (prune_gpu.h), the device side. C and
  * C++ (prune_kernels.cu includes it).
  *
- * One thread block per sentence runs every level of the cascade in one launch, the cells of
- * one span length at a time, one warp per cell; the arithmetic is the ref engine's
+ * One thread block per sentence runs every level of the cascade in one launch, one warp per
+ * cell, each cell as soon as the cells it reads are done (dependency flags, no barrier per
+ * span length); the arithmetic is the ref engine's
  * (prune/xbar.c, prune/levels.c) term for term, in double: each term is computed as the
  * ref computes it and maxima are exact, so the masks are the ref's bits whatever the order.
  *  - level 0 (one score per symbol): a warp's lanes take the binary rules, each its best
