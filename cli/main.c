@@ -78,8 +78,8 @@ int cli_tune(const char *cmd, parser_tune *t)
          &t->chunk},
         {"part_mb", "MiB for the sum-product kernels' partial slots", 1, GPU_DEV_MAX_PART_MB,
          &t->part_mb},
-        {"prune_device", "1: the gpu engine's pruned cascade on the GPU", 0, 1,
-         &t->prune_device},
+        {"prune_host", "1: the gpu engine's pruned cascade on host threads", 0, 1,
+         &t->prune_host},
     };
     static char text[1024]; /* the ptxas option points into it: one CKY_TUNE per process */
     if (snprintf(text, sizeof text, "%s", env) >= (int)sizeof text)
@@ -99,7 +99,7 @@ int cli_tune(const char *cmd, parser_tune *t)
             k++;
         if (k == sizeof knobs / sizeof *knobs)
             return cli_error(cmd, "CKY_TUNE: unknown key '%s' (known: block_tiles, chunk, "
-                             "part_mb, ptxas, prune_device)", item);
+                             "part_mb, ptxas, prune_host)", item);
         if (!cli_int(value, knobs[k].lo, knobs[k].hi, knobs[k].out))
             return cli_error(cmd, "CKY_TUNE: %s='%s': want %d to %d (%s)", item, value,
                              knobs[k].lo, knobs[k].hi, knobs[k].what);

@@ -93,7 +93,8 @@ typedef struct decoder_env {
     decoder_options opt;
     int threads;            /* host threads it may use (the ref part: one sentence each) */
     int device;             /* the gpu part's CUDA device */
-    int prune_device;       /* the pruned gpu part: its cascade on the device (parser_tune) */
+    int prune_device;       /* the pruned gpu part: its cascade on the device (parser_tune's
+                               prune_host 0, the default) */
     struct cpu_engine *cpu; /* the cpu part's engine (else NULL) */
     struct gpu_engine *gpu; /* the gpu part's engine (else NULL) */
 } decoder_env;

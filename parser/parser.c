@@ -288,7 +288,7 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                                  (opt->berkeley.scores
                                                       ? VITERBI_LABEL_SCORES : 0)},
                                .threads = p->opt.threads, .device = opt->device,
-                               .prune_device = opt->tune.prune_device,
+                               .prune_device = !opt->tune.prune_host,
                                .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
             st = part->open(&p->env, &p->state);

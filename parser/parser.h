@@ -66,9 +66,8 @@ typedef struct parser_tune {
     int part_mb;     /* MiB for the sum-product kernels' partial slots (0: the default) */
     const char *ptxas; /* one option for ptxas on every kernel (NULL: the default, -O3 with
                           the retries of codegen/build.c) */
-    int prune_device; /* 1: the gpu engine's pruned cascade on the device (prune/prune_gpu.h);
-                         0 (the default while it is slower than the host threads): on host
-                         threads, as the other engines */
+    int prune_host;  /* 1: the gpu engine's pruned cascade on host threads, as the other
+                        engines' (0, the default: on the device, prune/prune_gpu.h) */
 } parser_tune;
 
 /* Test hooks: the tests' ways into the pool (never set them otherwise). */

@@ -71,7 +71,7 @@ Test(cli, bad_gpu_environment_is_an_error)
         {"CKY_TUNE=chunk=12x", "chunk='12x'"},
         {"CKY_TUNE=tiles=2", "unknown key 'tiles'"},
         {"CKY_TUNE=chunk", "'chunk' is not KEY=VALUE"},
-        {"CKY_TUNE=prune_device=2", "prune_device='2'"},
+        {"CKY_TUNE=prune_host=2", "prune_host='2'"},
         {"CKY_GPU_CHUNK=12", "CKY_GPU_CHUNK is gone"},
     };
     const char *cmds[] = {"parse -g G --engine gpu", "bench -g G -i F"};

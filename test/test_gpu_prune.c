@@ -4,7 +4,8 @@
  * file's rows, and the fine mask is the ref engine's (prune_build_mask) byte for byte; on
  * train.txt sentences (no reference file has them) every level and the fine mask equal the
  * ref engine's; one batch of everything and batches of a few sentences give the same
- * masks; gold tags restrict the device's lexicon as the ref's. Skips without a GPU. */
+ * masks; gold tags restrict the device's lexicon as the ref's; through the parser, the gpu
+ * engine's pruned trees and scores are the ref engine's bits. Skips without a GPU. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -15,9 +16,11 @@
 #include "../corpus_tools/sentence.h"
 #include "../gpu/gpu.h"
 #include "../grammar/cascade.h"
+#include "../parser/parser.h"
 #include "../prune/prune.h"
 #include "../prune/prune_gpu.h"
 #include "../util/io.h"
+#include "test_dev.h"
 
 #define REF CKY_SHARED "/reference/berkeley/"
 #define GR(name) CKY_SHARED "/grammars/" name "/" name ".gr"
@@ -224,6 +227,69 @@ Test(gpu_prune, sm6_train_masks_are_the_ref_engines, .timeout = 900)
     free(gold);
     prune_free_plan(p);
     prune_gpu_free(pg);
+    free_corpus(c);
+    grammar_free(g);
+}
+
+/* Through the parser: the gpu engine's pruned decoder (the cascade on the device, the final
+ * passes on host threads) gives the ref engine's results bit for bit (log P, score, tree),
+ * max-rule and Viterbi, the batch whole or cut in two. */
+static void parse_with(const grammar *g, parser_engine engine, parser_decoder decoder,
+                       const sentence *s, int n, int cut, parse_result *out)
+{
+    parser_options o = parser_default_options();
+    o.engine = engine;
+    o.decoder = decoder;
+    o.prune = PARSER_PRUNE_BERKELEY;
+    parser *p;
+    cr_assert_eq(parser_new(g, &o, &p), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(parser_parse(p, s, cut, out), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(parser_parse(p, s + cut, n - cut, out + cut), CKY_OK, "%s", cky_last_error());
+    parser_free(p);
+}
+
+Test(gpu_prune, sm5_dev_parse_is_the_ref_engines, .timeout = 900)
+{
+    if (gpu_count() == 0)
+        cr_skip_test("no CUDA device: the GPU cascade is not tested here");
+    grammar *g = load(GR("sample-sm5"));
+    corpus *c = read_corpus(CKY_SHARED "/data/ptb-sample/dev.txt", 40, MAXSENT);
+    int n = c->n;
+    parse_result *ref = calloc((size_t)n, sizeof *ref), *gpu = calloc((size_t)n, sizeof *gpu);
+    parse_result *cut = calloc((size_t)n, sizeof *cut);
+    cr_assert(ref && gpu && cut);
+    for (int d = 0; d < 2; d++) {
+        parser_decoder dec = d ? PARSER_DECODER_VITERBI : PARSER_DECODER_MAXRULE;
+        parse_with(g, PARSER_ENGINE_REF, dec, c->s, n, n, ref);
+        parse_with(g, PARSER_ENGINE_GPU, dec, c->s, n, n, gpu);
+        parse_with(g, PARSER_ENGINE_GPU, dec, c->s, n, n / 3, cut);
+        int trees = 0;
+        for (int k = 0; k < n; k++) {
+            trees += ref[k].outcome == PARSE_OK;
+            for (int w = 0; w < 2; w++) {
+                const parse_result *a = &ref[k], *b = w ? &cut[k] : &gpu[k];
+                cr_assert_eq(a->outcome, b->outcome, "sentence %d: outcome", k);
+                cr_assert(!memcmp(&a->loglik, &b->loglik, sizeof a->loglik) &&
+                              !memcmp(&a->score, &b->score, sizeof a->score),
+                          "%s, sentence %d: log P %.17g, score %.17g against the ref's %.17g, "
+                          "%.17g", w ? "cut batch" : "whole batch", k, b->loglik, b->score,
+                          a->loglik, a->score);
+                char *ta = tree_text(a->tree), *tb = tree_text(b->tree);
+                cr_assert_str_eq(tb, ta, "sentence %d: trees differ", k);
+                free(ta);
+                free(tb);
+            }
+        }
+        cr_assert_geq(trees, n - 1, "%d trees of %d", trees, n);
+        for (int k = 0; k < n; k++) {
+            parse_result_clear(&ref[k]);
+            parse_result_clear(&gpu[k]);
+            parse_result_clear(&cut[k]);
+        }
+    }
+    free(ref);
+    free(gpu);
+    free(cut);
     free_corpus(c);
     grammar_free(g);
 }
