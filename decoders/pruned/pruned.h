@@ -14,10 +14,10 @@
  * only then do the fallbacks apply.
  *
  * The pruned work is small, so the ref and cpu engines both run this code on host threads,
- * one sentence per thread; the gpu engine (decoder_env.prune_device, unless the
- * developers' CKY_TUNE=prune_host=1) puts the first pass's cascade of a whole batch on the
- * device (prune/prune_gpu.h: the ref's masks, bit for bit), the final
- * passes and the fallbacks staying on host threads. Needs a native .gr grammar. */
+ * one sentence per thread; the gpu engine (decoder_env.prune_device, unless the developers'
+ * CKY_TUNE=prune_host=1) puts the first pass's cascade of a whole batch on the device
+ * (prune/prune_gpu.h: the ref's masks, bit for bit), the final passes and the fallbacks
+ * staying on host threads. Needs a native .gr grammar. */
 #ifndef CKY_DECODERS_PRUNED_H
 #define CKY_DECODERS_PRUNED_H
 
