@@ -16,8 +16,9 @@
  * The pruned work is small, so the ref and cpu engines both run this code on host threads,
  * one sentence per thread; the gpu engine (decoder_env.prune_device, unless the developers'
  * CKY_TUNE=prune_host=1) puts the first pass's cascade of a whole batch on the device
- * (prune/prune_gpu.h: the ref's masks, bit for bit), the final passes and the fallbacks
- * staying on host threads. Needs a native .gr grammar. */
+ * (prune/prune_gpu.h: the ref's masks, bit for bit), chunk by chunk in two lanes so that one
+ * chunk's host work overlaps the other's kernel, the final passes and the fallbacks staying
+ * on host threads. Needs a native .gr grammar. */
 #ifndef CKY_DECODERS_PRUNED_H
 #define CKY_DECODERS_PRUNED_H
 

@@ -17,11 +17,16 @@
 #include "../maxrule/maxrule.h"
 #include "../viterbi/viterbi.h"
 
+/* Lanes of the device cascade, each with its own buffers and stream: while one lane's chunk
+ * is on the device, the other's is scored (the lexicon) or unpacked on the host. */
+#define LANES 2
+
 typedef struct state {
     const decoder_env *env;
     int nplan;
     prune_plan **plan; /* one per host thread: a plan serves one sentence at a time */
-    prune_gpu *gpu;    /* the gpu part: the first pass's cascade on the device */
+    prune_gpu *gpu[LANES]; /* the gpu part: the first pass's cascade on the device, one
+                              chunk of sentences after another in each of its lanes */
 } state;
 
 static void part_close(void *arg)
@@ -32,7 +37,8 @@ static void part_close(void *arg)
     for (int k = 0; k < s->nplan; k++)
         prune_free_plan(s->plan[k]);
     free(s->plan);
-    prune_gpu_free(s->gpu);
+    for (int l = 0; l < LANES; l++)
+        prune_gpu_free(s->gpu[l]);
     free(s);
 }
 
@@ -174,13 +180,14 @@ static cky_status one_pass(state *s, int worker, const sentence *sn, const int *
     return st;
 }
 
-/* The device's masks of a batch, made chunk by chunk on a task of their own while the host
- * threads take each sentence's final pass as soon as its chunk is there. */
+/* The device's masks of a batch, made chunk by chunk on a task of their own for each lane
+ * (chunk c in lane c % LANES) while the host threads take each sentence's final pass as soon
+ * as its chunk is there. */
 typedef struct feed {
     pthread_mutex_t lock;
     pthread_cond_t more;
-    long ready; /* masks[0 .. ready) are made */
-    int failed; /* the device failed: no more come */
+    unsigned char *ready; /* [chunks]: 1 when the chunk's masks are made */
+    int failed;           /* the device failed: no more come */
 } feed;
 
 typedef struct job {
@@ -189,6 +196,7 @@ typedef struct job {
     int n;
     parse_result *out;
     int **gold;        /* [n]: each sentence's gold tags as symbols (NULL: none) */
+    int chunk;         /* sentences per launch (chunk_of(n)) */
     prune_mask *masks; /* [n]: the first pass's masks, made on the device (NULL: on the host
                           threads, sentence by sentence) */
     char *const **words;
@@ -196,21 +204,36 @@ typedef struct job {
     feed feed;
 } job;
 
-/* Sentences per launch of the device cascade: enough to fill the GPU, few enough that the
- * host threads start soon. */
-#define CHUNK 1024
+/* Sentences per launch of the device cascade: about a quarter of the batch, so that each
+ * lane has a chunk on the device while its next is made ready, within [CHUNK_MIN,
+ * CHUNK_MAX]: enough to fill the GPU, few enough that the host threads start soon. */
+#define CHUNK_MIN 256
+#define CHUNK_MAX 1024
 
-/* The task: the masks of every chunk in turn, each chunk's device seconds shared among its
+static int chunk_of(int n)
+{
+    int c = (n + 2 * LANES - 1) / (2 * LANES);
+    return c < CHUNK_MIN ? CHUNK_MIN : c > CHUNK_MAX ? CHUNK_MAX : c;
+}
+
+/* A lane of a job: its chunks are l, l + LANES, l + 2 LANES, ... */
+typedef struct lane {
+    job *j;
+    int l;
+} lane;
+
+/* A lane's task: the masks of its chunks in turn, each chunk's seconds shared among its
  * sentences' first-pass times. */
 static cky_status make_masks(void *arg)
 {
-    job *j = arg;
+    const lane *ln = arg;
+    job *j = ln->j;
     state *s = j->s;
     cky_status st = CKY_OK;
-    for (long first = 0; first < j->n && !st; first += CHUNK) {
-        int m = j->n - first < CHUNK ? (int)(j->n - first) : CHUNK;
+    for (long first = (long)ln->l * j->chunk; first < j->n && !st; first += LANES * j->chunk) {
+        int m = j->n - first < j->chunk ? (int)(j->n - first) : j->chunk;
         double t0 = clock_seconds();
-        st = prune_gpu_build_masks(s->gpu, j->words + first, j->len + first,
+        st = prune_gpu_build_masks(s->gpu[ln->l], j->words + first, j->len + first,
                                    (const int *const *)j->gold + first, m,
                                    (prune_mode)s->env->opt.prune, s->env->opt.levels,
                                    s->nplan, j->masks + first);
@@ -221,7 +244,7 @@ static cky_status make_masks(void *arg)
         } else {
             for (long k = first; k < first + m; k++)
                 j->out[k].seconds[0] += each;
-            j->feed.ready = first + m;
+            j->feed.ready[first / j->chunk] = 1;
         }
         pthread_cond_broadcast(&j->feed.more);
         pthread_mutex_unlock(&j->feed.lock);
@@ -233,9 +256,9 @@ static cky_status make_masks(void *arg)
 static int wait_mask(job *j, long k)
 {
     pthread_mutex_lock(&j->feed.lock);
-    while (j->feed.ready <= k && !j->feed.failed)
+    while (!j->feed.ready[k / j->chunk] && !j->feed.failed)
         pthread_cond_wait(&j->feed.more, &j->feed.lock);
-    int ok = j->feed.ready > k;
+    int ok = j->feed.ready[k / j->chunk];
     pthread_mutex_unlock(&j->feed.lock);
     return ok;
 }
@@ -310,12 +333,16 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
     cky_status st = CKY_OK;
     for (int k = 0; k < n && !st; k++)
         st = gold_symbols(s->env->g, &sn[k], &j.gold[k]);
-    workers_task task = {0};
-    if (!st && s->gpu) { /* the first pass's cascade on the device, beside the final passes */
+    workers_task task[LANES] = {{0}};
+    lane lanes[LANES];
+    int ntask = 0;
+    if (!st && s->gpu[0]) { /* the first pass's cascade on the device, beside the final passes */
         j.words = malloc(m * sizeof *j.words);
         j.len = malloc(m * sizeof *j.len);
         j.masks = calloc(m, sizeof *j.masks);
-        if (!j.words || !j.len || !j.masks)
+        j.chunk = chunk_of(n);
+        j.feed.ready = calloc(m / (size_t)j.chunk + 1, 1);
+        if (!j.words || !j.len || !j.masks || !j.feed.ready)
             st = cky_fail(CKY_ERR_NOMEM, "out of memory");
         for (int k = 0; k < n && !st; k++) {
             j.words[k] = sn[k].words;
@@ -323,24 +350,26 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
         }
         pthread_mutex_init(&j.feed.lock, NULL);
         pthread_cond_init(&j.feed.more, NULL);
-        if (!st) {
-            workers_start(&task, make_masks, &j);
-            if (!task.started) { /* no thread of its own: every chunk first */
-                task.fn = NULL;
-                st = make_masks(&j);
-            }
+        for (int l = 0; l < LANES && !st; l++) {
+            lanes[l] = (lane){&j, l};
+            workers_start(&task[ntask], make_masks, &lanes[l]);
+            if (task[ntask].started)
+                ntask++;
+            else /* no thread of its own: the lane's chunks first */
+                st = make_masks(&lanes[l]);
         }
     }
     if (!st)
         st = workers_for(s->nplan, n, one_sentence, &j);
-    if (task.fn) { /* the device's failure first: the host threads' is its consequence */
-        cky_status dev = workers_wait_all(&task, 1, CKY_OK);
+    if (ntask) { /* the device's failure first: the host threads' is its consequence */
+        cky_status dev = workers_wait_all(task, ntask, CKY_OK);
         st = dev ? dev : st;
     }
-    if (s->gpu) {
+    if (s->gpu[0]) {
         pthread_mutex_destroy(&j.feed.lock);
         pthread_cond_destroy(&j.feed.more);
     }
+    free(j.feed.ready);
     for (int k = 0; k < n; k++) {
         free(j.gold[k]);
         if (j.masks)
@@ -354,14 +383,16 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
 }
 
 /* The gpu part: the host part, and (decoder_env.prune_device) the cascade of each batch's
- * first pass on the device. */
+ * first pass on the device, in LANES lanes. */
 static cky_status part_open_gpu(const decoder_env *env, void **out)
 {
     cky_status st = part_open(env, out);
     if (st || !env->prune_device)
         return st;
     state *s = *out;
-    if ((st = prune_gpu_new(env->g, env->device, &s->gpu))) {
+    for (int l = 0; l < LANES && !st; l++)
+        st = prune_gpu_new(env->g, env->device, &s->gpu[l]);
+    if (st) {
         part_close(s);
         *out = NULL;
     }
