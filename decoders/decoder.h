@@ -95,6 +95,8 @@ typedef struct decoder_env {
     int device;             /* the gpu part's CUDA device */
     int prune_device;       /* the pruned gpu part: its cascade on the device (parser_tune's
                                prune_host 0, the default) */
+    int prune_chunk;        /* its sentences per launch (parser_tune's; 0: the default) */
+    int prune_lanes;        /* its lanes (parser_tune's; 0: the default) */
     struct cpu_engine *cpu; /* the cpu part's engine (else NULL) */
     struct gpu_engine *gpu; /* the gpu part's engine (else NULL) */
 } decoder_env;

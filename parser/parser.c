@@ -289,6 +289,8 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                                       ? VITERBI_LABEL_SCORES : 0)},
                                .threads = p->opt.threads, .device = opt->device,
                                .prune_device = !opt->tune.prune_host,
+                               .prune_chunk = opt->tune.prune_chunk,
+                               .prune_lanes = opt->tune.prune_lanes,
                                .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
             st = part->open(&p->env, &p->state);

@@ -68,6 +68,9 @@ typedef struct parser_tune {
                           the retries of codegen/build.c) */
     int prune_host;  /* 1: the gpu engine's pruned cascade on host threads, as the other
                         engines' (0, the default: on the device, prune/prune_gpu.h) */
+    int prune_chunk; /* sentences per launch of the device cascade (0: the default, a quarter
+                        of the batch within [256, 512]) */
+    int prune_lanes; /* lanes of the device cascade, 1 to 4 (0: the default, 2) */
 } parser_tune;
 
 /* Test hooks: the tests' ways into the pool (never set them otherwise). */

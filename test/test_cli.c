@@ -72,6 +72,8 @@ Test(cli, bad_gpu_environment_is_an_error)
         {"CKY_TUNE=tiles=2", "unknown key 'tiles'"},
         {"CKY_TUNE=chunk", "'chunk' is not KEY=VALUE"},
         {"CKY_TUNE=prune_host=2", "prune_host='2'"},
+        {"CKY_TUNE=prune_lanes=5", "prune_lanes='5'"},
+        {"CKY_TUNE=prune_chunk=0", "prune_chunk='0'"},
         {"CKY_GPU_CHUNK=12", "CKY_GPU_CHUNK is gone"},
     };
     const char *cmds[] = {"parse -g G --engine gpu", "bench -g G -i F"};

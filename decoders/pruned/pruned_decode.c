@@ -18,15 +18,18 @@
 #include "../viterbi/viterbi.h"
 
 /* Lanes of the device cascade, each with its own buffers and stream: while one lane's chunk
- * is on the device, the other's is scored (the lexicon) or unpacked on the host. */
+ * is on the device, another's is scored (the lexicon) or unpacked on the host (decoder_env's
+ * prune_lanes, at most LANES_MAX; 0: LANES). */
 #define LANES 2
+#define LANES_MAX 4
 
 typedef struct state {
     const decoder_env *env;
     int nplan;
     prune_plan **plan; /* one per host thread: a plan serves one sentence at a time */
-    prune_gpu *gpu[LANES]; /* the gpu part: the first pass's cascade on the device, one
-                              chunk of sentences after another in each of its lanes */
+    int nlane;
+    prune_gpu *gpu[LANES_MAX]; /* the gpu part: the first pass's cascade on the device, one
+                                  chunk of sentences after another in each of its lanes */
 } state;
 
 static void part_close(void *arg)
@@ -37,7 +40,7 @@ static void part_close(void *arg)
     for (int k = 0; k < s->nplan; k++)
         prune_free_plan(s->plan[k]);
     free(s->plan);
-    for (int l = 0; l < LANES; l++)
+    for (int l = 0; l < s->nlane; l++)
         prune_gpu_free(s->gpu[l]);
     free(s);
 }
@@ -181,7 +184,7 @@ static cky_status one_pass(state *s, int worker, const sentence *sn, const int *
 }
 
 /* The device's masks of a batch, made chunk by chunk on a task of their own for each lane
- * (chunk c in lane c % LANES) while the host threads take each sentence's final pass as soon
+ * (chunk c in lane c % nlane) while the host threads take each sentence's final pass as soon
  * as its chunk is there. */
 typedef struct feed {
     pthread_mutex_t lock;
@@ -196,7 +199,7 @@ typedef struct job {
     int n;
     parse_result *out;
     int **gold;        /* [n]: each sentence's gold tags as symbols (NULL: none) */
-    int chunk;         /* sentences per launch (chunk_of(n)) */
+    int chunk;         /* sentences per launch (chunk_of) */
     prune_mask *masks; /* [n]: the first pass's masks, made on the device (NULL: on the host
                           threads, sentence by sentence) */
     char *const **words;
@@ -204,19 +207,23 @@ typedef struct job {
     feed feed;
 } job;
 
-/* Sentences per launch of the device cascade: about a quarter of the batch, so that each
- * lane has a chunk on the device while its next is made ready, within [CHUNK_MIN,
- * CHUNK_MAX]: enough to fill the GPU, few enough that the host threads start soon. */
+/* Sentences per launch of the device cascade (decoder_env's prune_chunk; 0: about a quarter
+ * of the batch, so that each lane has a chunk on the device while its next is made ready,
+ * within [CHUNK_MIN, CHUNK_MAX]: enough to fill the GPU, few enough that the host threads
+ * start soon and the last chunk's final passes end soon; on the H200 machine, batches of
+ * 8,192, 512 was about 6% faster than 1,024 and 128 slower: docs/history.md). */
 #define CHUNK_MIN 256
-#define CHUNK_MAX 1024
+#define CHUNK_MAX 512
 
-static int chunk_of(int n)
+static int chunk_of(const state *s, int n)
 {
-    int c = (n + 2 * LANES - 1) / (2 * LANES);
+    if (s->env->prune_chunk > 0)
+        return s->env->prune_chunk;
+    int c = (n + 2 * s->nlane - 1) / (2 * s->nlane);
     return c < CHUNK_MIN ? CHUNK_MIN : c > CHUNK_MAX ? CHUNK_MAX : c;
 }
 
-/* A lane of a job: its chunks are l, l + LANES, l + 2 LANES, ... */
+/* A lane of a job: its chunks are l, l + nlane, l + 2 nlane, ... */
 typedef struct lane {
     job *j;
     int l;
@@ -230,7 +237,7 @@ static cky_status make_masks(void *arg)
     job *j = ln->j;
     state *s = j->s;
     cky_status st = CKY_OK;
-    for (long first = (long)ln->l * j->chunk; first < j->n && !st; first += LANES * j->chunk) {
+    for (long first = (long)ln->l * j->chunk; first < j->n && !st; first += (long)s->nlane * j->chunk) {
         int m = j->n - first < j->chunk ? (int)(j->n - first) : j->chunk;
         double t0 = clock_seconds();
         st = prune_gpu_build_masks(s->gpu[ln->l], j->words + first, j->len + first,
@@ -333,14 +340,14 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
     cky_status st = CKY_OK;
     for (int k = 0; k < n && !st; k++)
         st = gold_symbols(s->env->g, &sn[k], &j.gold[k]);
-    workers_task task[LANES] = {{0}};
-    lane lanes[LANES];
+    workers_task task[LANES_MAX] = {{0}};
+    lane lanes[LANES_MAX];
     int ntask = 0;
     if (!st && s->gpu[0]) { /* the first pass's cascade on the device, beside the final passes */
         j.words = malloc(m * sizeof *j.words);
         j.len = malloc(m * sizeof *j.len);
         j.masks = calloc(m, sizeof *j.masks);
-        j.chunk = chunk_of(n);
+        j.chunk = chunk_of(s, n);
         j.feed.ready = calloc(m / (size_t)j.chunk + 1, 1);
         if (!j.words || !j.len || !j.masks || !j.feed.ready)
             st = cky_fail(CKY_ERR_NOMEM, "out of memory");
@@ -350,7 +357,7 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
         }
         pthread_mutex_init(&j.feed.lock, NULL);
         pthread_cond_init(&j.feed.more, NULL);
-        for (int l = 0; l < LANES && !st; l++) {
+        for (int l = 0; l < s->nlane && !st; l++) {
             lanes[l] = (lane){&j, l};
             workers_start(&task[ntask], make_masks, &lanes[l]);
             if (task[ntask].started)
@@ -383,14 +390,17 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
 }
 
 /* The gpu part: the host part, and (decoder_env.prune_device) the cascade of each batch's
- * first pass on the device, in LANES lanes. */
+ * first pass on the device, in lanes. */
 static cky_status part_open_gpu(const decoder_env *env, void **out)
 {
     cky_status st = part_open(env, out);
     if (st || !env->prune_device)
         return st;
     state *s = *out;
-    for (int l = 0; l < LANES && !st; l++)
+    s->nlane = env->prune_lanes > 0 ? env->prune_lanes : LANES;
+    if (s->nlane > LANES_MAX)
+        s->nlane = LANES_MAX;
+    for (int l = 0; l < s->nlane && !st; l++)
         st = prune_gpu_new(env->g, env->device, &s->gpu[l]);
     if (st) {
         part_close(s);
