@@ -28,8 +28,10 @@ static void usage(FILE *f)
 {
     fprintf(f, "usage: cky COMMAND [OPTIONS]\n\n"
                "cky parses English sentences into Penn Treebank trees with a Berkeley\n"
-               "latent-variable grammar, computing the exact max-rule parse (the Berkeley\n"
-               "parser's default) or Viterbi parse over the whole grammar (no pruning).\n\ncommands:\n");
+               "latent-variable grammar: with a native .gr grammar, by default, the Berkeley\n"
+               "parser's own answer (its coarse-to-fine pruning, then the max-rule parse, or\n"
+               "Viterbi with --decoder viterbi); with --prune none (and with a text export),\n"
+               "the exact parse over the whole grammar.\n\ncommands:\n");
     for (const struct command *c = commands; c->name; c++)
         fprintf(f, "  %-9s %s\n", c->name, c->summary);
     fprintf(f, "\n'cky COMMAND --help' describes the options of a command; 'cky --version' says\n"
