@@ -110,51 +110,26 @@ static cky_status lex_sentence(void *arg, long k, int worker)
     return CKY_OK;
 }
 
-/* rep[w] for each word w of the batch (word0[k] + i: word i of sentence k): the first word
- * with the same text and the same answer to "first of its sentence?", on which alone its
- * lexical scores depend (grammar_score_word), so that each is scored once. */
+/* rep[w] for each word w of the batch (word0[k] + i: word i of sentence k):
+ * grammar_word_repeats. */
 static cky_status find_repeats(const sentence *s, int n, const long *word0, long nword,
                                int *rep)
 {
-    size_t cap = 16;
-    while (cap < 2 * (size_t)nword)
-        cap *= 2;
-    int *slot = malloc(cap * sizeof *slot); /* a word, or -1 */
     const char **text = malloc((size_t)(nword ? nword : 1) * sizeof *text);
-    char *first = malloc((size_t)(nword ? nword : 1));
-    if (!slot || !text || !first) {
-        free(slot);
-        free(text);
-        free(first);
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    }
-    memset(slot, 0xff, cap * sizeof *slot);
-    for (int k = 0; k < n; k++)
+    unsigned char *first = malloc((size_t)(nword ? nword : 1));
+    cky_status st = CKY_OK;
+    if (!text || !first)
+        st = cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < n && !st; k++)
         for (int i = 0; i < s[k].n; i++) {
-            int w = (int)(word0[k] + i);
-            const unsigned char *c = (const unsigned char *)s[k].words[i];
-            uint32_t h = i == 0 ? 2166136261u : 2166136262u; /* FNV-1a, first or not */
-            for (; *c; c++)
-                h = (h ^ *c) * 16777619u;
-            text[w] = s[k].words[i];
-            first[w] = i == 0;
-            size_t at = h & (cap - 1);
-            for (;; at = (at + 1) & (cap - 1)) {
-                int o = slot[at];
-                if (o < 0) {
-                    slot[at] = rep[w] = w;
-                    break;
-                }
-                if (first[o] == first[w] && strcmp(text[o], text[w]) == 0) {
-                    rep[w] = o;
-                    break;
-                }
-            }
+            text[word0[k] + i] = s[k].words[i];
+            first[word0[k] + i] = i == 0;
         }
-    free(slot);
+    if (!st)
+        st = grammar_word_repeats(text, first, nword, rep);
     free(text);
     free(first);
-    return CKY_OK;
+    return st;
 }
 
 static cky_status score_words(gpu_engine *e, const sentence *s, int n, const long *word0,

@@ -4,6 +4,7 @@
 #include "internal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,6 +428,39 @@ cky_status grammar_score_word(const grammar *g, const char *word, int loc, doubl
     for (int i = 0; i < g->nsub_total; i++)
         out[i] = -INFINITY;
     return g->lexicon->score(g->lexicon, g, word, loc, out);
+}
+
+cky_status grammar_word_repeats(const char *const *text, const unsigned char *first, long nword,
+                                int *rep)
+{
+    size_t cap = 16;
+    while (cap < 2 * (size_t)nword)
+        cap *= 2;
+    long *slot = malloc(cap * sizeof *slot); /* a word, or -1 */
+    if (!slot)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    memset(slot, 0xff, cap * sizeof *slot);
+    for (long w = 0; w < nword; w++) {
+        rep[w] = (int)w;
+        if (!text[w])
+            continue;
+        uint32_t h = first[w] ? 2166136261u : 2166136262u; /* FNV-1a, first or not */
+        for (const unsigned char *c = (const unsigned char *)text[w]; *c; c++)
+            h = (h ^ *c) * 16777619u;
+        for (size_t at = h & (cap - 1);; at = (at + 1) & (cap - 1)) {
+            long o = slot[at];
+            if (o < 0) {
+                slot[at] = w;
+                break;
+            }
+            if (first[o] == first[w] && strcmp(text[o], text[w]) == 0) {
+                rep[w] = (int)o;
+                break;
+            }
+        }
+    }
+    free(slot);
+    return CKY_OK;
 }
 
 long grammar_count_binary(const grammar *g)

@@ -149,6 +149,13 @@ int grammar_find_symbol(const grammar *g, const char *name);
  * two positions other than the first has the same scores. */
 cky_status grammar_score_word(const grammar *g, const char *word, int loc, double *out);
 
+/* rep[w] for each word w < nword of a batch: the first word with the same text[w] and the
+ * same first[w] (is it the first of its sentence?), on which alone grammar_score_word's
+ * scores depend, so that each is scored once; w itself where text[w] is NULL (a word to be
+ * scored on its own). CKY_ERR_NOMEM when out of memory. */
+cky_status grammar_word_repeats(const char *const *text, const unsigned char *first, long nword,
+                                int *rep);
+
 /* Number of binary substate rules (parent substate, left substate, right substate) with a
  * finite score, and likewise for unaries. */
 long grammar_count_binary(const grammar *g);

@@ -450,10 +450,12 @@ typedef struct lexjob {
     const int *n;
     const int *const *gold;
     const long long *word0;
+    const int *rep; /* a word's scores are those of word rep[w] (grammar_word_repeats) */
     double *lex;
 } lexjob;
 
-/* The lexical scores of sentence k's words at every level, with its gold tags. */
+/* The lexical scores of sentence k's words at every level, with its gold tags: those of the
+ * words that are their own rep. */
 static cky_status lex_sentence(void *arg, long k, int worker)
 {
     (void)worker;
@@ -461,7 +463,10 @@ static cky_status lex_sentence(void *arg, long k, int worker)
     const grammar_cascade *c = j->p->c;
     const int *gold = j->gold ? j->gold[k] : NULL;
     for (int i = 0; i < j->n[k]; i++) {
-        double *row = j->lex + (j->word0[k] + i) * j->p->lex_width;
+        long long w = j->word0[k] + i;
+        if (j->rep[w] != w)
+            continue;
+        double *row = j->lex + w * j->p->lex_width;
         for (int lvl = 0; lvl < c->nlevel; lvl++) {
             const grammar *g = c->level[lvl];
             double *lex = row + j->p->lex_at[lvl];
@@ -475,6 +480,49 @@ static cky_status lex_sentence(void *arg, long k, int worker)
         }
     }
     return CKY_OK;
+}
+
+/* The rows of sentence k's other words: their reps'. */
+static cky_status lex_copy(void *arg, long k, int worker)
+{
+    (void)worker;
+    const lexjob *j = arg;
+    size_t width = (size_t)j->p->lex_width;
+    for (int i = 0; i < j->n[k]; i++) {
+        long long w = j->word0[k] + i;
+        if (j->rep[w] != w)
+            memcpy(j->lex + w * width, j->lex + j->rep[w] * width, width * sizeof *j->lex);
+    }
+    return CKY_OK;
+}
+
+/* The lexical scores of a batch's words at every level (lex: a row of lex_width per word),
+ * each word text scored once: a word of a sentence with gold tags on its own. */
+static cky_status score_lexicon(const prune_gpu *p, char *const *const *words, const int *n,
+                                const int *const *gold, int nsent, const long long *word0,
+                                long long nwords, int threads, double *lex)
+{
+    size_t m = (size_t)(nwords ? nwords : 1);
+    const char **text = malloc(m * sizeof *text);
+    unsigned char *first = malloc(m);
+    int *rep = malloc(m * sizeof *rep);
+    cky_status st = text && first && rep ? CKY_OK : cky_fail(CKY_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < nsent && !st; k++)
+        for (int i = 0; i < n[k]; i++) {
+            text[word0[k] + i] = gold && gold[k] ? NULL : words[k][i];
+            first[word0[k] + i] = i == 0;
+        }
+    if (!st)
+        st = grammar_word_repeats(text, first, nwords, rep);
+    lexjob j = {p, words, n, gold, word0, rep, lex};
+    if (!st)
+        st = workers_for(threads, nsent, lex_sentence, &j);
+    if (!st)
+        st = workers_for(threads, nsent, lex_copy, &j);
+    free(text);
+    free(first);
+    free(rep);
+    return st;
 }
 
 /* Doubles of shared memory per warp (prune_dev_batch.per_warp). */
@@ -586,9 +634,8 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
         order[k] = k;
     }
     qsort_r(order, (size_t)nsent, sizeof *order, longest_first, (void *)n);
-    lexjob lj = {p, words, n, gold, word0, lex};
     double t0 = clock_seconds();
-    st = workers_for(threads, nsent, lex_sentence, &lj);
+    st = score_lexicon(p, words, n, gold, nsent, word0, nwords, threads, lex);
     p->times.lexicon += clock_seconds() - t0;
     if (!st) {
         char *dm = p->buf[B_META].p;

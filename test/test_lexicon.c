@@ -225,6 +225,32 @@ Test(lexicon, scores_depend_on_the_position_only_as_first_or_not)
     }
 }
 
+/* grammar_word_repeats: each word's rep is the first word of the same text and the same
+ * "first of its sentence?", a word without text its own; many words through a small table
+ * of slots (collisions, the table's growth). */
+Test(lexicon, word_repeats_are_the_first_of_the_same_text_and_place)
+{
+    const char *text[] = {"The", "dog", "the", "dog", NULL, "The", "The", "dog", NULL, "the"};
+    const unsigned char first[] = {1, 0, 0, 0, 0, 1, 0, 1, 1, 0};
+    const int want[] = {0, 1, 2, 1, 4, 0, 6, 7, 8, 2};
+    int rep[10];
+    cr_assert_eq(grammar_word_repeats(text, first, 10, rep), CKY_OK);
+    for (int w = 0; w < 10; w++)
+        cr_assert_eq(rep[w], want[w], "word %d: rep %d, want %d", w, rep[w], want[w]);
+    enum { N = 5000 };
+    static char buf[N][8];
+    static const char *many[2 * N];
+    static unsigned char none[2 * N];
+    static int reps[2 * N];
+    for (int w = 0; w < N; w++) {
+        snprintf(buf[w], sizeof buf[w], "w%d", w);
+        many[w] = many[2 * N - 1 - w] = buf[w];
+    }
+    cr_assert_eq(grammar_word_repeats(many, none, 2 * N, reps), CKY_OK);
+    for (int w = 0; w < 2 * N; w++)
+        cr_assert_eq(reps[w], w < N ? w : 2 * N - 1 - w, "word %d: rep %d", w, reps[w]);
+}
+
 /* `cky lexicon` end to end: the same rows as the reference, values within 1 ulp. */
 Test(lexicon, command_reproduces_reference, .timeout = 600)
 {
