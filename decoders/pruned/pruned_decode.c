@@ -237,7 +237,8 @@ static cky_status make_masks(void *arg)
     job *j = ln->j;
     state *s = j->s;
     cky_status st = CKY_OK;
-    for (long first = (long)ln->l * j->chunk; first < j->n && !st; first += (long)s->nlane * j->chunk) {
+    long stride = (long)s->nlane * j->chunk;
+    for (long first = (long)ln->l * j->chunk; first < j->n && !st; first += stride) {
         int m = j->n - first < j->chunk ? (int)(j->n - first) : j->chunk;
         double t0 = clock_seconds();
         st = prune_gpu_build_masks(s->gpu[ln->l], j->words + first, j->len + first,
