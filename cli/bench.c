@@ -111,6 +111,7 @@ static void add_prune(const grammar *g, const sentence *s, const parse_result *r
     const grammar_cascade *c = grammar_cascade_of(g);
     pr->seconds[0] += r->seconds[0];
     pr->seconds[1] += r->seconds[1];
+    pr->seconds[2] += r->seconds[2];
     if (r->fallback)
         pr->fallback[r->fallback - 1]++;
     for (int l = 0; c && l < r->nlevel && l < 8 && l < c->nlevel; l++) {

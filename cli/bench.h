@@ -42,7 +42,8 @@ typedef enum bench_pass_source {
 typedef struct bench_prune {
     int nlevel;
     double kept[8], possible[8]; /* items kept per coarse level, and of every item there */
-    double seconds[2];           /* coarse passes, final pass: summed over the threads */
+    double seconds[3];           /* coarse passes, final pass: summed over the threads; the
+                                    device cascade's kernels (CUDA events, 0 without) */
     long fallback[2];            /* sentences parsed again: accurate, exhaustive */
 } bench_prune;
 

@@ -67,8 +67,9 @@ static void print_row_members_json(const bench_run *b, const bench_row *w)
     if (b->prune) {
         const bench_prune *pr = &w->prune;
         printf(", \"pruned\": {\"coarse_seconds\": %.4f, \"final_seconds\": %.4f, "
-               "\"fallbacks_accurate\": %ld, \"fallbacks_exhaustive\": %ld, \"levels\": [",
-               pr->seconds[0], pr->seconds[1], pr->fallback[0], pr->fallback[1]);
+               "\"coarse_kernel_seconds\": %.6f, \"fallbacks_accurate\": %ld, "
+               "\"fallbacks_exhaustive\": %ld, \"levels\": [",
+               pr->seconds[0], pr->seconds[1], pr->seconds[2], pr->fallback[0], pr->fallback[1]);
         for (int l = 0; l < pr->nlevel; l++)
             printf("%s{\"level\": %d, \"kept\": %.0f, \"share_kept\": %.6g}", l ? ", " : "",
                    l, pr->kept[l], rate(pr->kept[l], pr->possible[l]));
@@ -169,8 +170,11 @@ static void print_row_text(const bench_run *b, const bench_row *w)
     if (b->prune) {
         const bench_prune *pr = &w->prune;
         printf("  pruned       %s: coarse passes %.3f s, final pass %.3f s (the warm-up pass, "
-               "summed over the threads); parsed again: %ld accurate, %ld exhaustive\n"
-               "  kept         ", parser_prune_name(b->prune), pr->seconds[0], pr->seconds[1],
+               "summed over the threads)", parser_prune_name(b->prune), pr->seconds[0],
+               pr->seconds[1]);
+        if (pr->seconds[2] > 0)
+            printf(", the device cascade's kernels %.3f s", pr->seconds[2]);
+        printf("; parsed again: %ld accurate, %ld exhaustive\n  kept         ",
                pr->fallback[0], pr->fallback[1]);
         for (int l = 0; l < pr->nlevel; l++)
             printf("%slevel %d %.3g%%", l ? ", " : "", l, 100 * rate(pr->kept[l], pr->possible[l]));

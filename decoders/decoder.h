@@ -59,7 +59,9 @@ typedef struct parse_result {
                       is of the passes without them (the jar's -useGoldPOS retry) */
     int nlevel;    /* with decoder_options.levels: the coarse levels' statistics */
     struct prune_level *level; /* [nlevel] (malloc'ed), of the pass that gave the tree */
-    double seconds[2];         /* wall seconds of the coarse passes and of the final pass */
+    double seconds[3];         /* wall seconds of the coarse passes and of the final pass;
+                                  device seconds of the coarse passes' kernels (the gpu
+                                  part's cascade: its chunk's, shared among its sentences) */
     /* with decoder_options.kbest > 1: tree and score are the list's first, these the trees
        after it, best first, and their max-rule scores (malloc'ed) */
     int nrest;

@@ -60,3 +60,25 @@ Test(gpu_bench, rows_and_peaks, .timeout = 600)
     free(out);
     run_cleanup(d);
 }
+
+/* With --prune on the gpu engine, the row's coarse_kernel_seconds is the device cascade's
+ * kernel time (more than 0); with the cascade on host threads (CKY_TUNE=prune_host=1), 0. */
+Test(gpu_bench, pruned_kernel_seconds, .timeout = 600)
+{
+    if (gpu_count() == 0)
+        cr_skip_test("no CUDA device: the device cascade's kernel time is not measured here");
+    char d[64];
+    run_setup(d);
+    const char *cmd = "'" RUN_CKY "' bench -g '" RUN_GRAMMAR ".gr' -i in.txt --repeat 1 "
+                      "--prune berkeley --decoder viterbi --bucket-width 0 --json";
+    cr_assert_eq(run_sh(d, "%s > dev.json", cmd), 0);
+    cr_assert_eq(run_sh(d, "CKY_TUNE=prune_host=1 %s > host.json", cmd), 0);
+    char *dev = run_read(d, "dev.json"), *host = run_read(d, "host.json");
+    double kd = number_after(dev, "\"coarse_kernel_seconds\": "),
+           kh = number_after(host, "\"coarse_kernel_seconds\": ");
+    cr_assert(kd > 0, "device cascade: %g (%s)", kd, dev);
+    cr_assert(kh == 0, "host cascade: %g (%s)", kh, host);
+    free(dev);
+    free(host);
+    run_cleanup(d);
+}

@@ -229,8 +229,8 @@ typedef struct lane {
     int l;
 } lane;
 
-/* A lane's task: the masks of its chunks in turn, each chunk's seconds shared among its
- * sentences' first-pass times. */
+/* A lane's task: the masks of its chunks in turn, each chunk's seconds (wall and the
+ * kernel's device time) shared among its sentences' first-pass times. */
 static cky_status make_masks(void *arg)
 {
     const lane *ln = arg;
@@ -240,18 +240,21 @@ static cky_status make_masks(void *arg)
     long stride = (long)s->nlane * j->chunk;
     for (long first = (long)ln->l * j->chunk; first < j->n && !st; first += stride) {
         int m = j->n - first < j->chunk ? (int)(j->n - first) : j->chunk;
-        double t0 = clock_seconds();
+        double t0 = clock_seconds(), k0 = prune_gpu_times_of(s->gpu[ln->l]).kernel;
         st = prune_gpu_build_masks(s->gpu[ln->l], j->words + first, j->len + first,
                                    (const int *const *)j->gold + first, m,
                                    (prune_mode)s->env->opt.prune, s->env->opt.levels,
                                    s->nplan, j->masks + first);
         double each = (clock_seconds() - t0) / m;
+        double kernel = (prune_gpu_times_of(s->gpu[ln->l]).kernel - k0) / m;
         pthread_mutex_lock(&j->feed.lock);
         if (st) {
             j->feed.failed = 1;
         } else {
-            for (long k = first; k < first + m; k++)
+            for (long k = first; k < first + m; k++) {
                 j->out[k].seconds[0] += each;
+                j->out[k].seconds[2] += kernel;
+            }
             j->feed.ready[first / j->chunk] = 1;
         }
         pthread_cond_broadcast(&j->feed.more);
