@@ -347,7 +347,10 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
     workers_task task[LANES_MAX] = {{0}};
     lane lanes[LANES_MAX];
     int ntask = 0;
-    if (!st && s->gpu[0]) { /* the first pass's cascade on the device, beside the final passes */
+    /* the first pass's cascade on the device, beside the final passes; a batch the host
+     * threads take in one round is done sooner on them, one sentence each (pruned.h) */
+    int device = !st && s->gpu[0] && n > s->nplan;
+    if (device) {
         j.words = malloc(m * sizeof *j.words);
         j.len = malloc(m * sizeof *j.len);
         j.masks = calloc(m, sizeof *j.masks);
@@ -376,7 +379,7 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
         cky_status dev = workers_wait_all(task, ntask, CKY_OK);
         st = dev ? dev : st;
     }
-    if (s->gpu[0]) {
+    if (device) {
         pthread_mutex_destroy(&j.feed.lock);
         pthread_cond_destroy(&j.feed.more);
     }
