@@ -1,11 +1,13 @@
 /* batch: dynamic batching (serve_internal.h). Jobs (the sentences of one request) wait in a
  * FIFO; the engine thread takes sentences from its head, across jobs, into one batch of at
- * most `batch` sentences, as soon as the batch is full or the oldest queued job has waited
- * `wait` seconds; parses the batch; and hands the results to their jobs, calling a job's
+ * most `batch` sentences, as soon as the batch is full, or the oldest queued job has waited
+ * `wait` seconds, or no other request is on its way (serve_batcher_new's `arriving`: waiting
+ * could bring nothing); parses the batch; and hands the results to their jobs, calling a job's
  * done() when its last sentence is in. A job whose deadline has passed when its sentences
  * come to be taken is dropped (TIMEOUT). All job state is changed under one lock; done() is
  * called without it. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,6 +23,7 @@ struct serve_batcher {
     parser *p;
     int batch, queue_limit;
     double wait;
+    const atomic_int *arriving; /* requests begun and not yet submitted (NULL: unknown) */
     pthread_t thread;
     int started;
     pthread_mutex_t lock;
@@ -158,14 +161,15 @@ static void deliver(serve_batcher *b, int m, serve_job **done)
 }
 
 /* Wait (under the lock) until the queue holds a full batch, or its head has waited `wait`,
- * or the batcher stops. Returns 0 when stopping with nothing queued. */
+ * or no other request is arriving, or the batcher stops. Returns 0 when stopping with
+ * nothing queued. */
 static int wait_for_batch(serve_batcher *b)
 {
     while (!b->head && !b->stopping)
         pthread_cond_wait(&b->wake, &b->lock);
     while (b->head && !b->stopping && b->st.queued < b->batch) {
         double until = b->head->queued_at + b->wait;
-        if (now() >= until)
+        if (now() >= until || (b->arriving && atomic_load(b->arriving) == 0))
             break;
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts); /* pthread_cond_timedwait's clock */
@@ -209,7 +213,7 @@ static void *engine_thread(void *arg)
 }
 
 cky_status serve_batcher_new(parser *p, int batch, int wait_ms, int queue,
-                             serve_batcher **out)
+                             const atomic_int *arriving, serve_batcher **out)
 {
     *out = NULL;
     if (batch < 1 || queue < 1 || wait_ms < 0)
@@ -222,6 +226,7 @@ cky_status serve_batcher_new(parser *p, int batch, int wait_ms, int queue,
     b->batch = batch;
     b->queue_limit = queue;
     b->wait = wait_ms * 1e-3;
+    b->arriving = arriving;
     b->bs = calloc((size_t)batch, sizeof *b->bs);
     b->br = calloc((size_t)batch, sizeof *b->br);
     b->bjob = calloc((size_t)batch, sizeof *b->bjob);
@@ -266,6 +271,13 @@ int serve_batcher_submit(serve_batcher *b, serve_job *job)
     pthread_cond_signal(&b->wake);
     pthread_mutex_unlock(&b->lock);
     return 1;
+}
+
+void serve_batcher_poke(serve_batcher *b)
+{
+    pthread_mutex_lock(&b->lock);
+    pthread_cond_broadcast(&b->wake);
+    pthread_mutex_unlock(&b->lock);
 }
 
 serve_job_state serve_batcher_state(serve_batcher *b, const serve_job *job)

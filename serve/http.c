@@ -28,6 +28,8 @@ struct serve {
     serve_limits lim;
     int port;
     double started;
+    atomic_int arriving;  /* parse requests begun and not yet submitted (batch.c waits for a
+                             batch to fill only while one is on its way) */
     pthread_mutex_t lock; /* the fields below */
     pthread_cond_t idle;  /* signalled when active drops */
     int active, draining;
@@ -49,6 +51,7 @@ typedef struct exchange {
     const char *refusal; /* the body went beyond a limit: why (answered at its end) */
     int refusal_status;
     int answered;  /* a reply is queued */
+    int arriving;  /* counted in serve.arriving */
     int submitted; /* the job went to the batcher */
     serve_batcher *bq; /* that batcher: s->b, or s->kb for k-best lists */
     double arrived;
@@ -346,6 +349,20 @@ static enum MHD_Result reply_request(exchange *x)
                                                    : "application/json");
 }
 
+/* The request is no longer on its way to a batcher (submitted, refused or dropped): the
+ * batchers may stop waiting for it. */
+static void arrived(exchange *x)
+{
+    if (!x->arriving)
+        return;
+    x->arriving = 0;
+    serve *s = x->s;
+    atomic_fetch_sub(&s->arriving, 1);
+    serve_batcher_poke(s->b);
+    if (s->kb)
+        serve_batcher_poke(s->kb);
+}
+
 /* Called by the engine thread when the job is over. */
 static void job_done(serve_job *job)
 {
@@ -354,7 +371,7 @@ static void job_done(serve_job *job)
 }
 
 /* The whole body is in: build the request and queue it, suspending the connection. */
-static enum MHD_Result submit(exchange *x)
+static enum MHD_Result submit_job(exchange *x)
 {
     serve *s = x->s;
     if (x->refusal) {
@@ -406,6 +423,13 @@ static enum MHD_Result submit(exchange *x)
     return MHD_YES;
 }
 
+static enum MHD_Result submit(exchange *x)
+{
+    enum MHD_Result rc = submit_job(x);
+    arrived(x);
+    return rc;
+}
+
 /* The connection is resumed: the job is over. */
 static enum MHD_Result answer(exchange *x)
 {
@@ -443,7 +467,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
         pthread_mutex_lock(&s->lock);
         s->active++;
         pthread_mutex_unlock(&s->lock);
-        return begin(x, url, method);
+        enum MHD_Result rc = begin(x, url, method);
+        if ((x->route == ROUTE_TEXT || x->route == ROUTE_PARSE) && !x->answered) {
+            x->arriving = 1;
+            atomic_fetch_add(&s->arriving, 1);
+        }
+        return rc;
     }
     if (*upload_size) {
         if (!x->answered)
@@ -467,6 +496,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     if (!x)
         return;
     *con_cls = NULL;
+    arrived(x);
     CKY_ASSERT(!x->submitted || serve_batcher_state(x->bq, &x->job) != SERVE_JOB_QUEUED,
                "a request ended while the engine held it");
     serve_request_clear(&x->rq);
@@ -535,12 +565,15 @@ cky_status serve_start(parser *p, const serve_info *info, const serve_options *o
     s->o = *o;
     s->lim = (serve_limits){o->max_sentences, o->max_sentence_bytes};
     s->started = clock_seconds();
+    atomic_init(&s->arriving, 0);
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->idle, NULL);
     int fd = -1, ipv6 = 0;
-    cky_status st = serve_batcher_new(p, o->batch, o->batch_wait_ms, o->queue, &s->b);
+    cky_status st = serve_batcher_new(p, o->batch, o->batch_wait_ms, o->queue, &s->arriving,
+                                      &s->b);
     if (!st && o->kbest)
-        st = serve_batcher_new(o->kbest, o->batch, o->batch_wait_ms, o->queue, &s->kb);
+        st = serve_batcher_new(o->kbest, o->batch, o->batch_wait_ms, o->queue, &s->arriving,
+                               &s->kb);
     if (!st)
         st = open_listener(o->host, o->port, &fd, &s->port, &ipv6);
     if (!st) {

@@ -10,9 +10,11 @@
 #ifndef CKY_SERVE_INTERNAL_H
 #define CKY_SERVE_INTERNAL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "../parser/parser.h"
+
 #include "serve.h"
 
 /* ---- batch.c: the queue of sentences and the engine thread ---- */
@@ -57,9 +59,14 @@ typedef struct serve_batch_stats {
 typedef struct serve_batcher serve_batcher;
 
 /* A batcher feeding p with batches of at most `batch` sentences, waiting at most wait_ms for
- * a batch to fill, holding at most `queue` queued sentences; starts the engine thread. */
+ * a batch to fill, and only while *arriving (requests begun and not yet submitted, kept by
+ * the caller, who calls serve_batcher_poke when it drops; NULL: always) is above 0, holding
+ * at most `queue` queued sentences; starts the engine thread. */
 cky_status serve_batcher_new(parser *p, int batch, int wait_ms, int queue,
-                             serve_batcher **out);
+                             const atomic_int *arriving, serve_batcher **out);
+
+/* Wake the engine thread to look at the queue and *arriving again. */
+void serve_batcher_poke(serve_batcher *b);
 
 /* Queue the job's sentences (job->n >= 1). Returns 1 if queued (job->done will be called
  * once, when it is DONE or TIMEOUT), 0 if refused (the queue has no room for them or the

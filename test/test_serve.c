@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../serve/serve_internal.h"
 
@@ -184,7 +185,7 @@ Test(serve, batcher_keeps_each_jobs_order, .timeout = 300)
         cr_assert_eq(sentence_from_line(lines[k], strlen(lines[k]), &s[k]), CKY_OK);
     cr_assert_eq(parser_parse(p, s, NL, want), CKY_OK);
     serve_batcher *b;
-    cr_assert_eq(serve_batcher_new(p, 4, 5, 40, &b), CKY_OK); /* jobs cut across batches */
+    cr_assert_eq(serve_batcher_new(p, 4, 5, 40, NULL, &b), CKY_OK); /* jobs cut across batches */
     waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
     serve_job jobs[NJ];
     parse_result r[NJ][NL];
@@ -233,6 +234,60 @@ Test(serve, batcher_keeps_each_jobs_order, .timeout = 300)
         sentence_free(&s[k]);
         parse_result_clear(&want[k]);
     }
+    parser_free(p);
+    grammar_free(g);
+}
+
+/* The batcher waits for a batch to fill only while a request is on its way (`arriving`):
+ * with one arriving, a queued job waits (however long the wait, here longer than the
+ * test's time limit) and the next joins its batch; with none, a job is parsed at once. */
+Test(serve, batcher_waits_only_while_a_request_arrives, .timeout = 300)
+{
+    grammar *g;
+    cr_assert_eq(grammar_load(CKY_SHARED "/grammars/sample-sm1/sample-sm1", &g), CKY_OK, "%s",
+                 cky_last_error());
+    parser_options o = parser_default_options();
+    parser *p;
+    cr_assert_eq(parser_new(g, &o, &p), CKY_OK, "%s", cky_last_error());
+    sentence s[2];
+    cr_assert_eq(sentence_from_line("Stocks fell .", 13, &s[0]), CKY_OK);
+    cr_assert_eq(sentence_from_line("Prices rose .", 13, &s[1]), CKY_OK);
+    atomic_int arriving;
+    atomic_init(&arriving, 1);
+    serve_batcher *b;
+    cr_assert_eq(serve_batcher_new(p, 4, 1000000, 40, &arriving, &b), CKY_OK);
+    waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0};
+    parse_result r[3][1];
+    memset(r, 0, sizeof r);
+    serve_job a = {.s = s, .r = r[0], .n = 1, .deadline = 1e300, .done = job_over, .ctx = &w};
+    serve_job c = {.s = s + 1, .r = r[1], .n = 1, .deadline = 1e300, .done = job_over, .ctx = &w};
+    serve_job e = {.s = s, .r = r[2], .n = 1, .deadline = 1e300, .done = job_over, .ctx = &w};
+    cr_assert(serve_batcher_submit(b, &a));
+    usleep(100000); /* a request still arriving: job a waits */
+    cr_assert_eq(serve_batcher_state(b, &a), SERVE_JOB_QUEUED);
+    cr_assert(serve_batcher_submit(b, &c)); /* that request, now submitted */
+    atomic_store(&arriving, 0);
+    serve_batcher_poke(b);
+    pthread_mutex_lock(&w.lock);
+    while (w.done < 2)
+        pthread_cond_wait(&w.cond, &w.lock);
+    pthread_mutex_unlock(&w.lock);
+    serve_batch_stats st;
+    serve_batcher_stats(b, &st);
+    cr_assert_eq(st.batches, 1, "jobs a and c in %ld batches", st.batches);
+    cr_assert(serve_batcher_submit(b, &e)); /* nothing arriving: parsed at once */
+    pthread_mutex_lock(&w.lock);
+    while (w.done < 3)
+        pthread_cond_wait(&w.cond, &w.lock);
+    pthread_mutex_unlock(&w.lock);
+    serve_batcher_stats(b, &st);
+    cr_assert_eq(st.batches, 2);
+    cr_assert_eq(serve_batcher_state(b, &e), SERVE_JOB_DONE);
+    serve_batcher_free(b);
+    for (int k = 0; k < 3; k++)
+        parse_result_clear(&r[k][0]);
+    sentence_free(&s[0]);
+    sentence_free(&s[1]);
     parser_free(p);
     grammar_free(g);
 }
