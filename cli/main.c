@@ -85,6 +85,8 @@ int cli_tune(const char *cmd, parser_tune *t)
         {"prune_chunk", "sentences per launch of the device cascade", 1, 65536,
          &t->prune_chunk},
         {"prune_lanes", "lanes of the device cascade", 1, 4, &t->prune_lanes},
+        {"prune_team", "host threads for each sentence's cascade in a small batch", 1, 64,
+         &t->prune_team},
     };
     static char text[1024]; /* the ptxas option points into it: one CKY_TUNE per process */
     if (snprintf(text, sizeof text, "%s", env) >= (int)sizeof text)
@@ -104,7 +106,8 @@ int cli_tune(const char *cmd, parser_tune *t)
             k++;
         if (k == sizeof knobs / sizeof *knobs)
             return cli_error(cmd, "CKY_TUNE: unknown key '%s' (known: block_tiles, chunk, "
-                             "part_mb, ptxas, prune_host, prune_chunk, prune_lanes)", item);
+                             "part_mb, ptxas, prune_host, prune_chunk, prune_lanes, "
+                             "prune_team)", item);
         if (!cli_int(value, knobs[k].lo, knobs[k].hi, knobs[k].out))
             return cli_error(cmd, "CKY_TUNE: %s='%s': want %d to %d (%s)", item, value,
                              knobs[k].lo, knobs[k].hi, knobs[k].what);

@@ -99,6 +99,8 @@ typedef struct decoder_env {
                                prune_host 0, the default) */
     int prune_chunk;        /* its sentences per launch (parser_tune's; 0: the default) */
     int prune_lanes;        /* its lanes (parser_tune's; 0: the default) */
+    int prune_team;         /* host threads per sentence of a small batch (parser_tune's; 0:
+                               the default) */
     struct cpu_engine *cpu; /* the cpu part's engine (else NULL) */
     struct gpu_engine *gpu; /* the gpu part's engine (else NULL) */
 } decoder_env;

@@ -291,6 +291,7 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                .prune_device = !opt->tune.prune_host,
                                .prune_chunk = opt->tune.prune_chunk,
                                .prune_lanes = opt->tune.prune_lanes,
+                               .prune_team = opt->tune.prune_team,
                                .cpu = p->cpu, .gpu = p->gpu};
         if (!st)
             st = part->open(&p->env, &p->state);

@@ -71,6 +71,9 @@ typedef struct parser_tune {
     int prune_chunk; /* sentences per launch of the device cascade (0: the default, a quarter
                         of the batch within [256, 512]) */
     int prune_lanes; /* lanes of the device cascade, 1 to 4 (0: the default, 2) */
+    int prune_team;  /* host threads for each sentence's cascade when a batch has fewer
+                        sentences than host threads (0: the default, those threads shared
+                        among its sentences, at most 16 each) */
 } parser_tune;
 
 /* Test hooks: the tests' ways into the pool (never set them otherwise). */

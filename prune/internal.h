@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "../grammar/cascade.h"
+#include "../util/team.h"
 #include "prune.h"
 
 /* The rule lists of a level >= 1: unaries by child; binary rules by parent, then left child,
@@ -23,6 +24,23 @@ typedef struct prune_lists {
     int *bin, *group_first;          /* binary ids; group x is bin[group_first[x] .. [x+1]) */
     int *group_left, *parent_group;  /* its left child; [nsym + 1] the groups of parent P */
 } prune_lists;
+
+/* The scratch of one thread filling a cell of a level >= 1 (each member of the team has its
+ * own). */
+typedef struct prune_scratch {
+    double *acc;            /* [maxsub] */
+    int *xs;                /* [maxsub] the substates a parent's loops visit */
+    int *xlist, *xcount;    /* [maxtotal], [nsym]: per symbol of a cell, such lists */
+    /* the children of the cell being filled, per split point k: their blocks (pos rows of
+     * the left child (i, k) and the right child (k, j)) */
+    const int **lpos, **rpos; /* [cap_n + 1] */
+    int *ks;                  /* [cap_n + 1] the split points of one rule */
+    uint64_t *span, *lmask;   /* [nword] a cell's split points, a group's */
+    double *after;            /* [maxtotal] a cell's unary terms */
+    double *lex;              /* [maxtotal] lexical scores of one word */
+    cky_status st;            /* the first failure of this member's work (prune_score_words) */
+    char error[256];          /* its message */
+} prune_scratch;
 
 /* A level-0 rule: one substate per symbol, so one score. */
 typedef struct prune_rule1 {
@@ -56,21 +74,15 @@ struct prune_plan {
     unsigned char *state;   /* [cells * nsym] */
     unsigned char *sub;     /* [cells * maxtotal] the current level's allowed substates */
     unsigned char *sub2;    /* [cells * maxtotal] the next level's, while mapping */
-    double *acc;            /* [maxsub] */
-    int *xs;                /* [maxsub] the substates a parent's loops visit */
-    int *xlist, *xcount;    /* [maxtotal], [nsym]: per symbol of a cell, such lists */
-    /* the children of the cell being filled, per split point k: their blocks (pos rows of
-     * the left child (i, k) and the right child (k, j)) */
-    const int **lpos, **rpos; /* [cap_n + 1] */
-    int *ks;                             /* [cap_n + 1] the split points of one rule */
-    uint64_t *span, *lmask;              /* [nword] a cell's split points, a group's */
+    int threads;            /* prune_set_threads */
+    int nscratch;           /* scratch[0 .. nscratch): one per member, sized for cap_n */
+    prune_scratch *scratch;
+    team *team;             /* during a sentence with threads > 1 (NULL: the caller alone) */
     /* the allowed symbols as bit sets over the other end, for the split points a rule can
      * use: bit e of lbits[(i * nsym + s) * nword ..] says s is allowed over (i, e), bit i of
      * rbits[(e * nsym + s) * nword ..] the same */
     uint64_t *lbits, *rbits; /* [(cap_n + 1) * nsym * nword] */
     int nword;               /* 64-bit words per set: (cap_n + 64) / 64 */
-    double *after;          /* [maxtotal] a cell's unary terms */
-    double *lex;            /* [maxtotal] lexical scores of one word */
     const int *gold;        /* during prune_build_mask_tagged: the gold tag of each word */
 };
 
@@ -86,8 +98,14 @@ static inline void prune_gold_lexicon(const prune_plan *p, const grammar *g, int
                 lex[g->sub_offset[t] + x] = -INFINITY;
 }
 
-/* Grow the work space to sentences of n words. */
+/* Grow the work space to sentences of n words (and the scratch to p->threads members). */
 cky_status prune_reserve(prune_plan *p, int n);
+
+/* The lexical scores of words[0 .. n) over level grammar g (with gold tags, of the gold tag
+ * alone), each handed to put(arg, i, lex) once, on the plan's team (put writes only what is
+ * word i's); the first failure, its message on the calling thread. */
+cky_status prune_score_words(prune_plan *p, const grammar *g, char *const *words, int n,
+                             void (*put)(void *arg, int i, const double *lex), void *arg);
 
 /* Grow p->in and p->out to n scores. */
 cky_status prune_reserve_packed(prune_plan *p, size_t n);

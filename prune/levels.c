@@ -12,6 +12,11 @@
  * child, the split points where both children are allowed from bit sets, only the substates
  * that can give a term.
  *
+ * The cells of one span length are filled on the plan's team: inside, each reads only
+ * shorter spans' cells and writes only its own; outside, where a parent pushes its binary
+ * terms into its children, the parents of one span length push into their left children,
+ * then into their right ones (outside_binary).
+ *
  * Scores are kept for the allowed symbols only, packed (p->pos: where the block of a symbol
  * over a cell is), the jar's null arrays for the others: a few percent of the chart, which
  * stays in the caches. */
@@ -77,8 +82,8 @@ static cky_status lay_out(prune_plan *p, const level_view *v)
     return CKY_OK;
 }
 
-/* The split points of cell (i, j) as a bit set (p->span, words w0 .. w1). */
-static void span_bits(prune_plan *p, int i, int j, int *w0, int *w1)
+/* The split points of cell (i, j) as a bit set (ws->span, words w0 .. w1). */
+static void span_bits(prune_scratch *ws, int i, int j, int *w0, int *w1)
 {
     *w0 = (i + 1) >> 6;
     *w1 = (j - 1) >> 6;
@@ -88,29 +93,31 @@ static void span_bits(prune_plan *p, int i, int j, int *w0, int *w1)
             m &= ~0ULL << ((i + 1) & 63);
         if (w == *w1 && ((j - 1) & 63) < 63)
             m &= (1ULL << (((j - 1) & 63) + 1)) - 1;
-        p->span[w] = m;
+        ws->span[w] = m;
     }
 }
 
-/* The split points of (i, j) where L is allowed over (i, k): p->lmask; 0 if there is none. */
-static int left_splits(prune_plan *p, const level_view *v, int i, int L, int w0, int w1)
+/* The split points of (i, j) where L is allowed over (i, k): ws->lmask; 0 if there is none. */
+static int left_splits(const prune_plan *p, prune_scratch *ws, const level_view *v, int i, int L,
+                       int w0, int w1)
 {
     const uint64_t *lb = p->lbits + ((size_t)i * v->g->nsym + L) * p->nword;
     uint64_t any = 0;
     for (int w = w0; w <= w1; w++)
-        any |= p->lmask[w] = lb[w] & p->span[w];
+        any |= ws->lmask[w] = lb[w] & ws->span[w];
     return any != 0;
 }
 
-/* Of those, the split points where R is allowed over (k, j), ascending, into p->ks; their
+/* Of those, the split points where R is allowed over (k, j), ascending, into ws->ks; their
  * number. */
-static int valid_splits(prune_plan *p, const level_view *v, int j, int R, int w0, int w1)
+static int valid_splits(const prune_plan *p, prune_scratch *ws, const level_view *v, int j, int R,
+                        int w0, int w1)
 {
     const uint64_t *rb = p->rbits + ((size_t)j * v->g->nsym + R) * p->nword;
     int n = 0;
     for (int w = w0; w <= w1; w++)
-        for (uint64_t m = p->lmask[w] & rb[w]; m; m &= m - 1)
-            p->ks[n++] = (w << 6) + __builtin_ctzll(m);
+        for (uint64_t m = ws->lmask[w] & rb[w]; m; m &= m - 1)
+            ws->ks[n++] = (w << 6) + __builtin_ctzll(m);
     return n;
 }
 
@@ -126,42 +133,43 @@ static int list_substates(int n, const unsigned char *flag, const double *score,
 }
 
 /* The children of cell (i, j) at every split point: where their symbols' blocks are. */
-static void gather_children(prune_plan *p, const level_view *v, int i, int j)
+static void gather_children(const prune_plan *p, prune_scratch *ws, const level_view *v, int i,
+                            int j)
 {
     for (int k = i + 1; k < j; k++) {
-        p->lpos[k] = pos_at(p, v, i, k);
-        p->rpos[k] = pos_at(p, v, k, j);
+        ws->lpos[k] = pos_at(p, v, i, k);
+        ws->rpos[k] = pos_at(p, v, k, j);
     }
 }
 
-static void inside_binary(prune_plan *p, const prune_lists *lists, const level_view *v, int i,
-                          int j)
+static void inside_binary(prune_plan *p, prune_scratch *ws, const prune_lists *lists,
+                          const level_view *v, int i, int j)
 {
     const grammar *g = v->g;
     const unsigned char *sub = sub_at(p, v, i, j);
     const int *pos = pos_at(p, v, i, j);
     int w0, w1;
-    gather_children(p, v, i, j);
-    span_bits(p, i, j, &w0, &w1);
+    gather_children(p, ws, v, i, j);
+    span_bits(ws, i, j, &w0, &w1);
     for (int P = 0; P < g->nsym; P++) {
         if (pos[P] < 0)
             continue;
-        int np = g->nsub[P], *xs = p->xs;
+        int np = g->nsub[P], *xs = ws->xs;
         int nx = list_substates(np, sub + g->sub_offset[P], NULL, xs); /* allowed parents */
-        double *acc = p->acc;
+        double *acc = ws->acc;
         for (int x = 0; x < np; x++)
             acc[x] = -INFINITY;
         for (int grp = lists->parent_group[P]; nx && grp < lists->parent_group[P + 1]; grp++) {
             int L = lists->group_left[grp];
-            if (!left_splits(p, v, i, L, w0, w1))
+            if (!left_splits(p, ws, v, i, L, w0, w1))
                 continue;
             for (int x_b = lists->group_first[grp]; x_b < lists->group_first[grp + 1]; x_b++) {
                 const grammar_binary *r = &g->binary[lists->bin[x_b]];
-                int R = r->right, nk = valid_splits(p, v, j, R, w0, w1);
+                int R = r->right, nk = valid_splits(p, ws, v, j, R, w0, w1);
                 for (int x_k = 0; x_k < nk; x_k++) {
-                    int k = p->ks[x_k];
-                    const double *left = p->in + p->lpos[k][L];
-                    const double *right = p->in + p->rpos[k][R];
+                    int k = ws->ks[x_k];
+                    const double *left = p->in + ws->lpos[k][L];
+                    const double *right = p->in + ws->rpos[k][R];
                     for (int row = 0; row < r->nrow; row++) {
                         double ls = left[r->row_l[row]], rs = right[r->row_r[row]];
                         if (ls == -INFINITY || rs == -INFINITY)
@@ -183,16 +191,16 @@ static void inside_binary(prune_plan *p, const prune_lists *lists, const level_v
     }
 }
 
-static void inside_unary(prune_plan *p, const level_view *v, int i, int j)
+static void inside_unary(prune_plan *p, prune_scratch *ws, const level_view *v, int i, int j)
 {
     const grammar *g = v->g;
     const unsigned char *sub = sub_at(p, v, i, j);
     const int *pos = pos_at(p, v, i, j);
-    double *after = p->after;
+    double *after = ws->after;
     for (int P = 0; P < g->nsym; P++) {
         if (pos[P] < 0)
             continue;
-        int np = g->nsub[P], *xs = p->xs;
+        int np = g->nsub[P], *xs = ws->xs;
         int nx = list_substates(np, sub + g->sub_offset[P], NULL, xs); /* allowed parents */
         double *pa = after + g->sub_offset[P];
         for (int x = 0; x < np; x++)
@@ -225,17 +233,18 @@ static void inside_unary(prune_plan *p, const level_view *v, int i, int j)
     }
 }
 
-static void outside_unary(prune_plan *p, int k, const level_view *v, int i, int j)
+static void outside_unary(prune_plan *p, prune_scratch *ws, int k, const level_view *v, int i,
+                          int j)
 {
     const grammar *g = v->g;
     const unsigned char *sub = sub_at(p, v, i, j);
     const int *pos = pos_at(p, v, i, j);
     const int *order = p->lists[k].un_by_child, *first = p->lists[k].un_cfirst;
-    double *after = p->after;
+    double *after = ws->after;
     for (int s = 0; s < g->nsym; s++) /* the parent substates with an outside score */
-        p->xcount[s] = pos[s] < 0 ? 0
-                                  : list_substates(g->nsub[s], NULL, p->out + pos[s],
-                                                   p->xlist + g->sub_offset[s]);
+        ws->xcount[s] = pos[s] < 0 ? 0
+                                   : list_substates(g->nsub[s], NULL, p->out + pos[s],
+                                                    ws->xlist + g->sub_offset[s]);
     for (int C = 0; C < g->nsym; C++) {
         if ((j - i > 1 && !g->phrasal[C]) || pos[C] < 0)
             continue;
@@ -246,8 +255,8 @@ static void outside_unary(prune_plan *p, int k, const level_view *v, int i, int 
             ca[x] = -INFINITY;
         for (int x = first[C]; x < first[C + 1]; x++) {
             const grammar_unary *r = &g->unary[order[x]];
-            int P = r->parent, np = g->nsub[P], nq = p->xcount[P];
-            const int *qs = p->xlist + g->sub_offset[P];
+            int P = r->parent, np = g->nsub[P], nq = ws->xcount[P];
+            const int *qs = ws->xlist + g->sub_offset[P];
             if (pos[P] < 0 || !nq)
                 continue;
             const double *po = p->out + pos[P];
@@ -276,53 +285,120 @@ static void outside_unary(prune_plan *p, int k, const level_view *v, int i, int 
     }
 }
 
-static void outside_binary(prune_plan *p, const prune_lists *lists, const level_view *v, int i,
-                           int j)
+/* Which children a parent's outside push writes: both, or (on a team, where the parents of
+ * one span length share their children) the left ones, which start where the parent does,
+ * or the right ones, which end where it ends: the parents of one span length have distinct
+ * starts and distinct ends, so each of those two rounds writes every child from one parent
+ * alone. */
+enum { TO_LEFT = 1, TO_RIGHT = 2, TO_BOTH = 3 };
+
+static inline __attribute__((always_inline)) void
+outside_binary(prune_plan *p, prune_scratch *ws, const prune_lists *lists, const level_view *v,
+               int i, int j, int to)
 {
     const grammar *g = v->g;
     const int *pos = pos_at(p, v, i, j);
     int w0, w1;
-    gather_children(p, v, i, j);
-    span_bits(p, i, j, &w0, &w1);
+    gather_children(p, ws, v, i, j);
+    span_bits(ws, i, j, &w0, &w1);
     for (int P = 0; P < g->nsym; P++) {
         if (pos[P] < 0)
             continue;
-        int np = g->nsub[P], *xs = p->xs;
+        int np = g->nsub[P], *xs = ws->xs;
         const double *po = p->out + pos[P];
         int nx = list_substates(np, NULL, po, xs); /* the parent substates with a score */
         for (int grp = lists->parent_group[P]; nx && grp < lists->parent_group[P + 1]; grp++) {
             int L = lists->group_left[grp];
-            if (!left_splits(p, v, i, L, w0, w1))
+            if (!left_splits(p, ws, v, i, L, w0, w1))
                 continue;
             for (int x_b = lists->group_first[grp]; x_b < lists->group_first[grp + 1]; x_b++) {
                 const grammar_binary *r = &g->binary[lists->bin[x_b]];
-                int R = r->right, nk = valid_splits(p, v, j, R, w0, w1);
+                int R = r->right, nk = valid_splits(p, ws, v, j, R, w0, w1);
                 for (int x_k = 0; x_k < nk; x_k++) {
-                    int k = p->ks[x_k];
-                    const double *left = p->in + p->lpos[k][L];
-                    const double *right = p->in + p->rpos[k][R];
-                    double *lo = p->out + p->lpos[k][L];
-                    double *ro = p->out + p->rpos[k][R];
+                    int k = ws->ks[x_k];
+                    const double *left = p->in + ws->lpos[k][L];
+                    const double *right = p->in + ws->rpos[k][R];
+                    double *lo = p->out + ws->lpos[k][L];
+                    double *ro = p->out + ws->rpos[k][R];
                     for (int row = 0; row < r->nrow; row++) {
                         int l = r->row_l[row], rr = r->row_r[row];
                         double ls = left[l], rs = right[rr];
                         if (ls == -INFINITY || rs == -INFINITY)
                             continue;
                         const double *w = r->score + (size_t)row * np;
-                        double bl = lo[l], br = ro[rr]; /* max into the children directly */
+                        /* max into the children directly (a child this round does not
+                           write is not read: another parent may be writing it) */
+                        double bl = to & TO_LEFT ? lo[l] : -INFINITY;
+                        double br = to & TO_RIGHT ? ro[rr] : -INFINITY;
                         for (int y = 0; y < nx; y++) { /* a -inf rule gives -inf */
                             int x = xs[y];
                             double tl = w[x] + rs + po[x], tr = w[x] + ls + po[x];
                             bl = tl > bl ? tl : bl;
                             br = tr > br ? tr : br;
                         }
-                        lo[l] = bl;
-                        ro[rr] = br;
+                        if (to & TO_LEFT)
+                            lo[l] = bl;
+                        if (to & TO_RIGHT)
+                            ro[rr] = br;
                     }
                 }
             }
         }
     }
+}
+
+/* The cells of one span length, for the team: inside, a cell reads only shorter spans' and
+ * writes only its own; outside, `to` says which children it pushes into (TO_LEFT and
+ * TO_BOTH: after its unaries, which change only its own scores). */
+typedef struct span_job {
+    prune_plan *p;
+    int k;
+    const level_view *v;
+    int d, to;
+} span_job;
+
+static void outside_cell(void *arg, long i, int member)
+{
+    const span_job *job = arg;
+    prune_plan *p = job->p;
+    prune_scratch *ws = &p->scratch[member];
+    int j = (int)i + job->d;
+    if (job->to != TO_RIGHT)
+        outside_unary(p, ws, job->k, job->v, (int)i, j);
+    if (job->d < 2)
+        return;
+    const prune_lists *l = &p->lists[job->k];
+    switch (job->to) { /* the rounds as constants: a loop of its own for each */
+    case TO_BOTH: outside_binary(p, ws, l, job->v, (int)i, j, TO_BOTH); break;
+    case TO_LEFT: outside_binary(p, ws, l, job->v, (int)i, j, TO_LEFT); break;
+    case TO_RIGHT: outside_binary(p, ws, l, job->v, (int)i, j, TO_RIGHT); break;
+    }
+}
+
+static void inside_cell(void *arg, long i, int member)
+{
+    const span_job *job = arg;
+    prune_plan *p = job->p;
+    prune_scratch *ws = &p->scratch[member];
+    int j = (int)i + job->d;
+    if (job->d > 1)
+        inside_binary(p, ws, &p->lists[job->k], job->v, (int)i, j);
+    inside_unary(p, ws, job->v, (int)i, j);
+}
+
+/* Word i's lexical scores into the allowed tag substates over (i, i + 1). */
+static void put_word(void *arg, int i, const double *lex)
+{
+    const span_job *job = arg;
+    prune_plan *p = job->p;
+    const grammar *g = job->v->g;
+    const unsigned char *sub = sub_at(p, job->v, i, i + 1);
+    const int *pos = pos_at(p, job->v, i, i + 1);
+    for (int t = 0; t < g->nsym; t++)
+        if (!g->phrasal[t] && pos[t] >= 0)
+            for (int x = 0; x < g->nsub[t]; x++)
+                if (sub[g->sub_offset[t] + x])
+                    p->in[pos[t] + x] = lex[g->sub_offset[t] + x];
 }
 
 cky_status prune_level_passes(prune_plan *p, int k, char *const *words, int n, int *parsed)
@@ -332,35 +408,25 @@ cky_status prune_level_passes(prune_plan *p, int k, char *const *words, int n, i
     cky_status st = lay_out(p, &v);
     if (st)
         return st;
-    for (int i = 0; i < n; i++) {
-        const unsigned char *sub = sub_at(p, &v, i, i + 1);
-        const int *pos = pos_at(p, &v, i, i + 1);
-        if ((st = grammar_score_word(g, words[i], i, p->lex)))
-            return st;
-        prune_gold_lexicon(p, g, i, p->lex);
-        for (int t = 0; t < g->nsym; t++)
-            if (!g->phrasal[t] && pos[t] >= 0)
-                for (int x = 0; x < g->nsub[t]; x++)
-                    if (sub[g->sub_offset[t] + x])
-                        p->in[pos[t] + x] = p->lex[g->sub_offset[t] + x];
-    }
-    for (int d = 1; d <= n; d++)
-        for (int i = 0; i + d <= n; i++) {
-            if (d > 1)
-                inside_binary(p, &p->lists[k], &v, i, i + d);
-            inside_unary(p, &v, i, i + d);
-        }
+    span_job job = {p, k, &v, 1, 0};
+    if ((st = prune_score_words(p, g, words, n, put_word, &job)))
+        return st;
+    for (job.d = 1; job.d <= n; job.d++)
+        team_for(p->team, n - job.d + 1, inside_cell, &job);
     int root = pos_at(p, &v, 0, n)[0]; /* ROOT is allowed everywhere */
     *parsed = p->in[root] != -INFINITY;
     if (!*parsed)
         return CKY_OK;
     p->out[root] = 0.0;
-    for (int d = n; d >= 1; d--)
-        for (int i = 0; i + d <= n; i++) {
-            outside_unary(p, k, &v, i, i + d);
-            if (d > 1)
-                outside_binary(p, &p->lists[k], &v, i, i + d);
-        }
+    for (job.d = n; job.d >= 1; job.d--) {
+        /* alone: each cell's unaries, then its push into both children; on a team, each
+         * cell's unaries and its push into its left children, then into its right ones */
+        job.to = p->team ? TO_LEFT : TO_BOTH;
+        team_for(p->team, n - job.d + 1, outside_cell, &job);
+        job.to = TO_RIGHT;
+        if (p->team && job.d > 1)
+            team_for(p->team, n - job.d + 1, outside_cell, &job);
+    }
     return CKY_OK;
 }
 

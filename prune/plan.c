@@ -2,6 +2,7 @@
  * level-0 rules as scalars, the unaries of every level by child), and the work space of
  * one sentence, grown to the longest sentence seen. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,21 @@
 
 /* The jar's threshold arrays have entries for levels up to 6 (index level + 1). */
 #define PRUNE_LEVELS_COVERED 7
+
+static void free_scratch(prune_scratch *w)
+{
+    free(w->acc);
+    free(w->xs);
+    free(w->xlist);
+    free(w->xcount);
+    free(w->lpos);
+    free(w->rpos);
+    free(w->ks);
+    free(w->span);
+    free(w->lmask);
+    free(w->after);
+    free(w->lex);
+}
 
 void prune_free_plan(prune_plan *p)
 {
@@ -49,20 +65,12 @@ void prune_free_plan(prune_plan *p)
     free(p->state);
     free(p->sub);
     free(p->sub2);
-    free(p->acc);
-    free(p->xs);
-    free(p->xlist);
-    free(p->xcount);
+    for (int m = 0; m < p->nscratch; m++)
+        free_scratch(&p->scratch[m]);
+    free(p->scratch);
     free(p->lbits);
     free(p->rbits);
-    free(p->ks);
-    free(p->span);
-    free(p->lmask);
     free(p->pos);
-    free(p->lpos);
-    free(p->rpos);
-    free(p->after);
-    free(p->lex);
     free(p);
 }
 
@@ -235,22 +243,51 @@ cky_status prune_new_plan(const grammar *g, prune_plan **out)
             if (lg->nsub[s] > p->maxsub)
                 p->maxsub = lg->nsub[s];
     }
-    if (!st) {
-        p->acc = malloc((size_t)p->maxsub * sizeof *p->acc);
-        p->xs = malloc((size_t)p->maxsub * sizeof *p->xs);
-        p->xlist = malloc((size_t)p->maxtotal * sizeof *p->xlist);
-        p->xcount = malloc((size_t)g->nsym * sizeof *p->xcount);
-        p->after = malloc((size_t)p->maxtotal * sizeof *p->after);
-        p->lex = malloc((size_t)p->maxtotal * sizeof *p->lex);
-        if (!p->acc || !p->xs || !p->xlist || !p->xcount || !p->after || !p->lex)
-            st = cky_fail(CKY_ERR_NOMEM, "out of memory");
-    }
+    p->threads = 1;
     if (st) {
         prune_free_plan(p);
         return st;
     }
     *out = p;
     return CKY_OK;
+}
+
+typedef struct word_job {
+    prune_plan *p;
+    const grammar *g;
+    char *const *words;
+    void (*put)(void *arg, int i, const double *lex);
+    void *arg;
+} word_job;
+
+static void score_word(void *arg, long i, int member)
+{
+    const word_job *job = arg;
+    prune_scratch *ws = &job->p->scratch[member];
+    if (ws->st)
+        return;
+    cky_status st = grammar_score_word(job->g, job->words[i], (int)i, ws->lex);
+    if (st) {
+        ws->st = st;
+        snprintf(ws->error, sizeof ws->error, "%s", cky_last_error());
+        return;
+    }
+    prune_gold_lexicon(job->p, job->g, (int)i, ws->lex);
+    job->put(job->arg, (int)i, ws->lex);
+}
+
+cky_status prune_score_words(prune_plan *p, const grammar *g, char *const *words, int n,
+                             void (*put)(void *arg, int i, const double *lex), void *arg)
+{
+    word_job job = {p, g, words, put, arg};
+    team_for(p->team, n, score_word, &job);
+    cky_status st = CKY_OK;
+    for (int m = 0; m < p->nscratch; m++) {
+        if (p->scratch[m].st && !st)
+            st = cky_fail(p->scratch[m].st, "%s", p->scratch[m].error);
+        p->scratch[m].st = CKY_OK;
+    }
+    return st;
 }
 
 cky_status prune_reserve_packed(prune_plan *p, size_t n)
@@ -282,27 +319,59 @@ static int regrow(void *ptr, size_t bytes)
     return mem != NULL;
 }
 
+void prune_set_threads(prune_plan *p, int threads) { p->threads = threads > 1 ? threads : 1; }
+
+/* Scratch w for sentences of n words (nothing kept); 0 when out of memory. */
+static int grow_scratch(const prune_plan *p, prune_scratch *w, int n)
+{
+    size_t ends = (size_t)n + 1, sub = (size_t)p->maxsub, tot = (size_t)p->maxtotal;
+    size_t words = (size_t)(n + 64) / 64 * sizeof(uint64_t);
+    return regrow(&w->acc, sub * sizeof(double)) & regrow(&w->xs, sub * sizeof(int)) &
+           regrow(&w->xlist, tot * sizeof(int)) &
+           regrow(&w->xcount, (size_t)p->fine->nsym * sizeof(int)) &
+           regrow(&w->lpos, ends * sizeof(int *)) & regrow(&w->rpos, ends * sizeof(int *)) &
+           regrow(&w->ks, ends * sizeof(int)) & regrow(&w->span, words) &
+           regrow(&w->lmask, words) & regrow(&w->after, tot * sizeof(double)) &
+           regrow(&w->lex, tot * sizeof(double));
+}
+
+/* The scratch of p->threads members for sentences of p->cap_n words. */
+static cky_status reserve_scratch(prune_plan *p)
+{
+    if (p->nscratch < p->threads) {
+        prune_scratch *w = realloc(p->scratch, (size_t)p->threads * sizeof *w);
+        if (!w)
+            return cky_fail(CKY_ERR_NOMEM, "out of memory");
+        memset(w + p->nscratch, 0, (size_t)(p->threads - p->nscratch) * sizeof *w);
+        p->scratch = w;
+        for (; p->nscratch < p->threads; p->nscratch++)
+            if (!grow_scratch(p, &w[p->nscratch], p->cap_n)) {
+                free_scratch(&w[p->nscratch]);
+                return cky_fail(CKY_ERR_NOMEM, "out of memory");
+            }
+    }
+    return CKY_OK;
+}
+
 cky_status prune_reserve(prune_plan *p, int n)
 {
     if (n <= p->cap_n)
-        return CKY_OK;
+        return reserve_scratch(p);
     size_t cells = chart_ncells(n), nsym = (size_t)p->fine->nsym, tot = (size_t)p->maxtotal;
     size_t row = ((size_t)n + 1) * nsym, by = row * ((size_t)n + 1), d = sizeof(double);
     p->nword = (n + 64) / 64;
-    size_t bits = row * (size_t)p->nword * sizeof(uint64_t), ends = ((size_t)n + 1);
+    size_t bits = row * (size_t)p->nword * sizeof(uint64_t);
     int ok = regrow(&p->vi, cells * nsym * d) & regrow(&p->vo, cells * nsym * d) &
              regrow(&p->ia, by * d) & regrow(&p->ib, by * d) & regrow(&p->oa, by * d) &
              regrow(&p->ob, by * d) & regrow(&p->ma, row * d) & regrow(&p->mb, row * d) &
              regrow(&p->moa, row * d) & regrow(&p->mob, row * d) &
              regrow(&p->state, cells * nsym) & regrow(&p->sub, cells * tot) &
              regrow(&p->sub2, cells * tot) & regrow(&p->pos, cells * nsym * sizeof(int)) &
-             regrow(&p->lpos, ends * sizeof(int *)) & regrow(&p->rpos, ends * sizeof(int *)) &
-             regrow(&p->lbits, bits) & regrow(&p->rbits, bits) &
-             regrow(&p->ks, ends * sizeof(int)) &
-             regrow(&p->span, (size_t)p->nword * sizeof(uint64_t)) &
-             regrow(&p->lmask, (size_t)p->nword * sizeof(uint64_t));
+             regrow(&p->lbits, bits) & regrow(&p->rbits, bits);
+    for (int m = 0; m < p->nscratch; m++)
+        ok &= grow_scratch(p, &p->scratch[m], n);
     p->cap_n = ok ? n : 0;
     if (!ok)
         return cky_fail(CKY_ERR_NOMEM, "prune: out of memory for a %d-word sentence", n);
-    return CKY_OK;
+    return reserve_scratch(p);
 }

@@ -147,7 +147,11 @@ cky_status prune_build_mask_tagged(prune_plan *p, char *const *words, const int 
                                    prune_mask *out)
 {
     p->gold = gold;
-    cky_status st = build_mask(p, words, n, mode, on_level, ctx, out);
+    cky_status st = team_start(p->threads, &p->team);
+    if (!st)
+        st = build_mask(p, words, n, mode, on_level, ctx, out);
+    team_stop(p->team);
+    p->team = NULL;
     p->gold = NULL;
     return st;
 }

@@ -69,6 +69,13 @@ cky_status prune_new_plan(const grammar *g, prune_plan **out);
 
 void prune_free_plan(prune_plan *p);
 
+/* Host threads for each sentence's passes (1, the default: the calling thread alone): the
+ * words of each level's lexicon and the cells of one span length, in every pass, are shared
+ * among them, with the same bits. Helper threads are started for each sentence and spin
+ * between its loops: for a few sentences on otherwise idle cores (a request to cky serve),
+ * not for a batch that already keeps every core busy. */
+void prune_set_threads(prune_plan *p, int threads);
+
 /* The coarse passes over words[0..n) (n >= 1): per-level statistics and the fine mask into
  * *out (free with prune_free_mask). on_level may be NULL. A plan serves one call at a time. */
 cky_status prune_build_mask(prune_plan *p, char *const *words, int n, prune_mode mode,

@@ -14,7 +14,10 @@
  * a cell takes the best term of every rule at every split point, inside from its children,
  * outside (once its parents are done) from its parents and siblings, split points innermost
  * over copies of the scores laid out by start and by end (internal.h: ia, ib, oa, ob), rules
- * by descending score, each first checked against the bound of the row maxima (ma ... mob). */
+ * by descending score, each first checked against the bound of the row maxima (ma ... mob).
+ * The cells of one span length are filled on the plan's team: a cell's rows (ia, ib, oa, ob
+ * at its own ends) and row maxima (those of its start and of its end) are its own among
+ * them. */
 #include <math.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -181,6 +184,39 @@ static void xbar_outside_cell(prune_plan *p, const grammar *g, int n, int i, int
     store_cell(p->oa, p->ob, p->moa, p->mob, cell, n, nsym, i, j);
 }
 
+/* The cells of one span length, for the team: a cell reads the rows and row maxima of
+ * shorter spans (inside) or longer ones (outside) and its own, and writes only its own. */
+typedef struct span_job {
+    prune_plan *p;
+    const grammar *g;
+    int n, d;
+} span_job;
+
+static void inside_cell(void *arg, long i, int member)
+{
+    const span_job *job = arg;
+    (void)member;
+    xbar_inside_cell(job->p, job->g, job->n, (int)i, (int)i + job->d);
+}
+
+static void outside_cell(void *arg, long i, int member)
+{
+    const span_job *job = arg;
+    (void)member;
+    xbar_outside_cell(job->p, job->g, job->n, (int)i, (int)i + job->d);
+}
+
+/* Word i's lexical scores into its tags over (i, i + 1). */
+static void put_word(void *arg, int i, const double *lex)
+{
+    const span_job *job = arg;
+    const grammar *g = job->g;
+    double *cell = cell_of(job->p->vi, job->n, i, i + 1, g->nsym);
+    for (int t = 0; t < g->nsym; t++)
+        if (!g->phrasal[t])
+            cell[t] = lex[g->sub_offset[t]];
+}
+
 static void fill(double *v, size_t n)
 {
     for (size_t x = 0; x < n; x++)
@@ -197,26 +233,18 @@ cky_status prune_xbar_passes(prune_plan *p, char *const *words, int n, int *pars
     fill(p->mb, row);
     fill(p->moa, row);
     fill(p->mob, row);
-    for (int i = 0; i < n; i++) {
-        cky_status st = grammar_score_word(g, words[i], i, p->lex);
-        if (st)
-            return st;
-        prune_gold_lexicon(p, g, i, p->lex);
-        double *cell = cell_of(p->vi, n, i, i + 1, g->nsym);
-        for (int t = 0; t < g->nsym; t++)
-            if (!g->phrasal[t])
-                cell[t] = p->lex[g->sub_offset[t]];
-    }
-    for (int d = 1; d <= n; d++)
-        for (int i = 0; i + d <= n; i++)
-            xbar_inside_cell(p, g, n, i, i + d);
+    span_job job = {p, g, n, 1};
+    cky_status st = prune_score_words(p, g, words, n, put_word, &job);
+    if (st)
+        return st;
+    for (job.d = 1; job.d <= n; job.d++)
+        team_for(p->team, n - job.d + 1, inside_cell, &job);
     *parsed = cell_of(p->vi, n, 0, n, g->nsym)[0] != -INFINITY;
     if (!*parsed)
         return CKY_OK;
     cell_of(p->vo, n, 0, n, g->nsym)[0] = 0.0;
-    for (int d = n; d >= 1; d--)
-        for (int i = 0; i + d <= n; i++)
-            xbar_outside_cell(p, g, n, i, i + d);
+    for (job.d = n; job.d >= 1; job.d--)
+        team_for(p->team, n - job.d + 1, outside_cell, &job);
     return CKY_OK;
 }
 

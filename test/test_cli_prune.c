@@ -66,6 +66,30 @@ Test(cli_prune, masks_and_trees_are_the_jars, .timeout = 600)
     run_cleanup(d);
 }
 
+/* A file of fewer sentences than threads: each sentence's cascade on several of them (two
+ * each by default, four with CKY_TUNE=prune_team=4), the jar's masks and trees still. */
+Test(cli_prune, a_short_file_shares_the_threads, .timeout = 600)
+{
+    char d[64];
+    run_setup(d);
+    cr_assert_eq(run_sh(d, "head -3 '%s/data/ptb-sample/dev.txt' > dev.txt", CKY_SHARED), 0);
+    cr_assert_eq(run_sh(d, "zcat '" REF3 ".tsv.gz' | awk -F'\\t' '$1 <= 3' > ref.tsv"), 0);
+    char *trees = reference_trees(d), *ref_levels = level_rows(d, "ref.tsv");
+    for (int t = 0; t < 2; t++) {
+        cr_assert_eq(run_sh(d, "%s '" RUN_CKY "' parse -q -g '" GR3 "' --engine ref --threads 8 "
+                            "-i dev.txt --masks masks.tsv > out 2>err",
+                            t ? "CKY_TUNE=prune_team=4" : ""), 0);
+        char *out = run_read(d, "out"), *levels = level_rows(d, "masks.tsv");
+        cr_assert_str_eq(levels, ref_levels, "the masks differ from the jar's");
+        cr_assert_str_eq(out, trees, "the trees differ from the jar's");
+        free(out);
+        free(levels);
+    }
+    free(trees);
+    free(ref_levels);
+    run_cleanup(d);
+}
+
 /* A sentence without a tree in the pruned pass: parsed again exhaustively (its line named),
  * or the jar's (()) with --prune-fallback off; the exhaustive pass has its tree. */
 Test(cli_prune, no_tree_in_the_pruned_pass_falls_back, .timeout = 600)

@@ -97,17 +97,29 @@ static void check_fine_mask(const grammar *g, const prune_mask *m, int n)
         }
 }
 
-/* Sentences first..last of dev.txt against the reference file: every level's row. */
-static void check_sentences(const grammar *g, const char *ref, prune_mode mode, int first,
-                            int last)
+/* Sentences first..last of dev.txt against the reference file: every level's row; with
+ * threads > 1 (prune_set_threads), also the fine mask against one thread's, byte for byte. */
+static void check_sentences_on(const grammar *g, const char *ref, prune_mode mode, int first,
+                               int last, int threads)
 {
-    prune_plan *p = NULL;
+    prune_plan *p = NULL, *one = NULL;
     cr_assert_eq(prune_new_plan(g, &p), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(prune_new_plan(g, &one), CKY_OK, "%s", cky_last_error());
+    prune_set_threads(p, threads);
     for (int k = first; k <= last; k++) {
         sentence s = dev_sentence(k);
         prune_mask m;
         cr_assert_eq(prune_build_mask(p, s.words, s.n, mode, NULL, NULL, &m), CKY_OK, "%s",
                      cky_last_error());
+        if (threads > 1) {
+            prune_mask m1;
+            cr_assert_eq(prune_build_mask(one, s.words, s.n, mode, NULL, NULL, &m1), CKY_OK);
+            size_t cells = chart_ncells(s.n);
+            cr_assert(!memcmp(m.fine.state, m1.fine.state, cells * (size_t)g->nsym) &&
+                          !memcmp(m.fine.sub, m1.fine.sub, cells * (size_t)g->nsub_total),
+                      "sentence %d: %d threads' fine mask is not one thread's", k, threads);
+            prune_free_mask(&m1);
+        }
         cr_assert_eq(m.nlevel, g->cascade->nlevel);
         for (int level = 0; level < m.nlevel; level++) {
             char mine[96], theirs[96];
@@ -121,6 +133,13 @@ static void check_sentences(const grammar *g, const char *ref, prune_mode mode, 
         sentence_free(&s);
     }
     prune_free_plan(p);
+    prune_free_plan(one);
+}
+
+static void check_sentences(const grammar *g, const char *ref, prune_mode mode, int first,
+                            int last)
+{
+    check_sentences_on(g, ref, mode, first, last, 1);
 }
 
 Test(prune, sm1_fast_and_accurate, .timeout = 600)
@@ -136,6 +155,19 @@ Test(prune, sm3_fast_and_accurate, .timeout = 600)
     grammar *g = load(GR("sample-sm3"));
     check_sentences(g, REF "dev.sample-sm3.prune-masks.tsv.gz", PRUNE_FAST, 1, 6);
     check_sentences(g, REF "dev.sample-sm3.prune-masks-accurate.tsv.gz", PRUNE_ACCURATE, 1, 6);
+    grammar_free(g);
+}
+
+/* A sentence's cells of one span length shared among 3 threads (prune_set_threads): the
+ * same levels as the jar's and the same fine mask as one thread's, on sample-sm5 and, with
+ * its failed level, sample-sm6's sentence 212. */
+Test(prune, three_threads_give_the_same_masks, .timeout = 600)
+{
+    grammar *g = load(GR("sample-sm5"));
+    check_sentences_on(g, REF "dev.sample-sm5.prune-masks.tsv.gz", PRUNE_FAST, 1, 8, 3);
+    grammar_free(g);
+    g = load(GR("sample-sm6"));
+    check_sentences_on(g, REF "dev.sample-sm6.prune-masks.tsv.gz", PRUNE_FAST, 210, 212, 3);
     grammar_free(g);
 }
 

@@ -20,8 +20,10 @@
  * chunk's host work overlaps the other's kernel, the final passes and the fallbacks staying
  * on host threads. A batch of no more sentences than there are host threads (a request to
  * `cky serve`, a short file) runs its cascade on them, one sentence each: on the H200 machine
- * one sentence took 27 ms that way against 55 ms through a kernel (docs/serve.md). Needs a
- * native .gr grammar. */
+ * one sentence took 27 ms that way against 55 ms through a kernel (docs/serve.md). On every
+ * engine, a batch of fewer sentences than host threads shares the idle ones among its
+ * sentences' cascades (prune_set_threads, at most 16 threads a sentence). Needs a native .gr
+ * grammar. */
 #ifndef CKY_DECODERS_PRUNED_H
 #define CKY_DECODERS_PRUNED_H
 

@@ -23,6 +23,12 @@
 #define LANES 2
 #define LANES_MAX 4
 
+/* The most host threads one sentence's cascade takes in a batch smaller than the host
+ * threads (decoder_env's prune_team: another number). On the H200 machine (16 cores), one
+ * sentence per request to cky serve: p50 24 ms on one thread, 14 ms on 4, 13 ms on 16
+ * (docs/serve.md). */
+#define TEAM_MAX 16
+
 typedef struct state {
     const decoder_env *env;
     int nplan;
@@ -373,6 +379,14 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
                 st = make_masks(&lanes[l]);
         }
     }
+    /* a batch with fewer sentences than host threads: each sentence's cascade on several */
+    int team = s->env->prune_team > 0 ? s->env->prune_team : n ? s->nplan / n : 1;
+    if (device || n >= s->nplan)
+        team = 1;
+    else if (s->env->prune_team <= 0 && team > TEAM_MAX)
+        team = TEAM_MAX;
+    for (int k = 0; k < s->nplan; k++)
+        prune_set_threads(s->plan[k], team);
     if (!st)
         st = workers_for(s->nplan, n, one_sentence, &j);
     if (ntask) { /* the device's failure first: the host threads' is its consequence */
