@@ -73,7 +73,8 @@ typedef struct parser_tune {
     int prune_lanes; /* lanes of the device cascade, 1 to 4 (0: the default, 2) */
     int prune_team;  /* host threads for each sentence's cascade when a batch has fewer
                         sentences than host threads (0: the default, those threads shared
-                        among its sentences, at most 16 each) */
+                        among its sentences, at most 16 each and no more than the cores
+                        allow) */
 } parser_tune;
 
 /* Test hooks: the tests' ways into the pool (never set them otherwise). */

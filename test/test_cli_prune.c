@@ -66,8 +66,9 @@ Test(cli_prune, masks_and_trees_are_the_jars, .timeout = 600)
     run_cleanup(d);
 }
 
-/* A file of fewer sentences than threads: each sentence's cascade on several of them (two
- * each by default, four with CKY_TUNE=prune_team=4), the jar's masks and trees still. */
+/* A file of fewer sentences than threads: each sentence's cascade on several of them (by
+ * default as many as the machine's cores allow, four with CKY_TUNE=prune_team=4), the jar's
+ * masks and trees still. */
 Test(cli_prune, a_short_file_shares_the_threads, .timeout = 600)
 {
     char d[64];

@@ -22,8 +22,8 @@
  * `cky serve`, a short file) runs its cascade on them, one sentence each: on the H200 machine
  * one sentence took 27 ms that way against 55 ms through a kernel (docs/serve.md). On every
  * engine, a batch of fewer sentences than host threads shares the idle ones among its
- * sentences' cascades (prune_set_threads, at most 16 threads a sentence). Needs a native .gr
- * grammar. */
+ * sentences' cascades (prune_set_threads, at most 16 threads a sentence and no more than the
+ * cores allow). Needs a native .gr grammar. */
 #ifndef CKY_DECODERS_PRUNED_H
 #define CKY_DECODERS_PRUNED_H
 

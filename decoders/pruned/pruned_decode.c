@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../engines/ref/ref.h"
 #include "../../grammar/cascade.h"
@@ -340,6 +341,23 @@ static cky_status one_sentence(void *arg, long k, int worker)
     return CKY_OK;
 }
 
+/* Host threads for each sentence's cascade in a batch of n: 1 unless the batch has fewer
+ * sentences than host threads and runs its cascade on them; then those threads shared among
+ * its sentences, at most TEAM_MAX and no more than the machine's cores allow (a helper
+ * without a core of its own would hold up every loop of its team); decoder_env's
+ * prune_team instead where it is set. */
+static int team_of(const state *s, int n, int device)
+{
+    if (device || n <= 0 || n >= s->nplan)
+        return 1;
+    if (s->env->prune_team > 0)
+        return s->env->prune_team;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int t = s->nplan / n, fit = cores > n ? (int)(cores / n) : 1;
+    t = t < fit ? t : fit;
+    return t > TEAM_MAX ? TEAM_MAX : t;
+}
+
 static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result *out)
 {
     state *s = arg;
@@ -379,12 +397,7 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
                 st = make_masks(&lanes[l]);
         }
     }
-    /* a batch with fewer sentences than host threads: each sentence's cascade on several */
-    int team = s->env->prune_team > 0 ? s->env->prune_team : n ? s->nplan / n : 1;
-    if (device || n >= s->nplan)
-        team = 1;
-    else if (s->env->prune_team <= 0 && team > TEAM_MAX)
-        team = TEAM_MAX;
+    int team = team_of(s, n, device);
     for (int k = 0; k < s->nplan; k++)
         prune_set_threads(s->plan[k], team);
     if (!st)
