@@ -7,9 +7,9 @@
  * come to be taken is dropped (TIMEOUT). All job state is changed under one lock; done() is
  * called without it. */
 #include <errno.h>
-#include <stdatomic.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
