@@ -275,7 +275,7 @@ static const option_def table[CLI_NOPT] = {
     [CLI_BATCH] = {"batch", 0, "N", NUMBER(1, 1 << 20), "gpu 8192, cpu 256, ref 64, times the "
                    "engines", "most sentences per engine batch"},
     [CLI_BATCH_WAIT] = {"batch-wait", 0, "MS", NUMBER(0, 10000), "5",
-                        "longest wait for a batch to fill"},
+                        "longest wait for a batch to fill, while another request arrives"},
     [CLI_QUEUE] = {"queue", 0, "N", NUMBER(1, 1 << 24), "32 batches",
                    "most sentences queued; a request beyond gets 503 with Retry-After"},
     [CLI_MAX_SENTENCES] = {"max-sentences", 0, "N", NUMBER(1, 1 << 24), "1000",
