@@ -19,6 +19,8 @@ void mr_mark_nonzero(mr_chart *c, int i, int j)
     unsigned char *nz = c->nz + mr_cell(c, i, j) * c->nsym;
     for (int s = 0; s < g->nsym; s++) {
         nz[s] = 0;
+        if (!mr_allowed(c, i, j, s)) /* no score */
+            continue;
         for (int x = g->sub_offset[s]; x < g->sub_offset[s] + g->nsub[s] && !nz[s]; x++)
             nz[s] = cell[x] != 0;
     }
@@ -92,19 +94,25 @@ static void inside_cell(mr_chart *c, int i, int j)
             if (c->acc[p] > 0)
                 cell[g->sub_offset[P] + p] = c->acc[p];
     }
-    /* one unary layer, all parents from the pre-unary values */
+    /* one unary layer, all parents from the pre-unary values (the allowed parents': the
+     * others have no score) */
     const grammar_sum_closure *s = g->sum;
-    memset(c->tmp, 0, (size_t)c->nsub * sizeof *c->tmp);
     for (int P = 0; P < g->nsym; P++) {
         if (!mr_allowed(c, i, j, P))
             continue;
+        double *terms = c->tmp + g->sub_offset[P];
+        memset(terms, 0, (size_t)g->nsub[P] * sizeof *terms);
         for (int k = s->first[P]; k < s->first[P + 1]; k++)
             unary_terms(c, &s->rule[k], cell + g->sub_offset[s->rule[k].child],
-                        mr_subs(c, i, j, P), c->tmp + g->sub_offset[P]);
+                        mr_subs(c, i, j, P), terms);
     }
-    for (int x = 0; x < c->nsub; x++)
-        if (c->tmp[x] > 0)
-            cell[x] = cell[x] + c->tmp[x];
+    for (int P = 0; P < g->nsym; P++) {
+        if (!mr_allowed(c, i, j, P))
+            continue;
+        for (int x = g->sub_offset[P]; x < g->sub_offset[P] + g->nsub[P]; x++)
+            if (c->tmp[x] > 0)
+                cell[x] = cell[x] + c->tmp[x];
+    }
     mr_mark_nonzero(c, i, j);
 }
 

@@ -69,19 +69,24 @@ static void outside_cell(mr_chart *c, int i, int j)
     const grammar *g = c->g;
     const grammar_sum_closure *s = g->sum;
     double *cell = mr_out(c, i, j);
-    memset(c->tmp, 0, (size_t)c->nsub * sizeof *c->tmp);
-    for (int C = 0; C < g->nsym; C++) {
+    for (int C = 0; C < g->nsym; C++) { /* the allowed children's (the others have none) */
         if (!mr_allowed(c, i, j, C))
             continue;
+        double *terms = c->tmp + g->sub_offset[C];
+        memset(terms, 0, (size_t)g->nsub[C] * sizeof *terms);
         for (int x = s->child_first[C]; x < s->child_first[C + 1]; x++) {
             const grammar_sum_unary *u = &s->rule[s->by_child[x]];
             unary_out_terms(c, u, cell + g->sub_offset[u->parent], mr_subs(c, i, j, C), NULL,
-                            c->tmp + g->sub_offset[C]);
+                            terms);
         }
     }
-    for (int x = 0; x < c->nsub; x++)
-        if (c->tmp[x] > 0)
-            cell[x] += c->tmp[x];
+    for (int C = 0; C < g->nsym; C++) {
+        if (!mr_allowed(c, i, j, C))
+            continue;
+        for (int x = g->sub_offset[C]; x < g->sub_offset[C] + g->nsub[C]; x++)
+            if (c->tmp[x] > 0)
+                cell[x] += c->tmp[x];
+    }
     for (int P = 0; j - i > 1 && P < g->nsym; P++) {
         if (!mr_allowed(c, i, j, P))
             continue; /* (its outside scores are 0) */
