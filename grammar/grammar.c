@@ -423,11 +423,17 @@ int grammar_find_symbol(const grammar *g, const char *name)
     return -1;
 }
 
-cky_status grammar_score_word(const grammar *g, const char *word, int loc, double *out)
+cky_status grammar_score_tags(const grammar *g, const char *word, int loc,
+                              const unsigned char *tags, double *out)
 {
     for (int i = 0; i < g->nsub_total; i++)
         out[i] = -INFINITY;
-    return g->lexicon->score(g->lexicon, g, word, loc, out);
+    return g->lexicon->score(g->lexicon, g, word, loc, tags, out);
+}
+
+cky_status grammar_score_word(const grammar *g, const char *word, int loc, double *out)
+{
+    return grammar_score_tags(g, word, loc, NULL, out);
 }
 
 cky_status grammar_word_repeats(const char *const *text, const unsigned char *first, long nword,

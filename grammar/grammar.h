@@ -149,6 +149,12 @@ int grammar_find_symbol(const grammar *g, const char *name);
  * two positions other than the first has the same scores. */
 cky_status grammar_score_word(const grammar *g, const char *word, int loc, double *out);
 
+/* grammar_score_word for the tags t with tags[t] set (NULL: every tag), the same values;
+ * the entries of the other tags are -INFINITY or their scores (the Berkeley lexicon skips
+ * them: a pruned cell asks for the few tags it allows). */
+cky_status grammar_score_tags(const grammar *g, const char *word, int loc,
+                              const unsigned char *tags, double *out);
+
 /* rep[w] for each word w < nword of a batch: the first word with the same text[w] and the
  * same first[w] (is it the first of its sentence?), on which alone grammar_score_word's
  * scores depend, so that each is scored once; w itself where text[w] is NULL (a word to be

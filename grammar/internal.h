@@ -20,9 +20,9 @@ struct grammar_lexicon {
     int kind; /* IMG_LEXICON_* (grammar/image.h) */
     /* append the lexicon to a grammar image (grammar/image.h); restored by kind */
     void (*save)(const grammar_lexicon *lex, struct img_out *w);
-    /* out[nsub_total] as grammar_score_word documents; phrasal entries are preset to -inf */
+    /* out[nsub_total] as grammar_score_tags documents; phrasal entries are preset to -inf */
     cky_status (*score)(const grammar_lexicon *lex, const grammar *g, const char *word, int loc,
-                        double *out);
+                        const unsigned char *tags, double *out);
     void (*free)(grammar_lexicon *lex);
 };
 

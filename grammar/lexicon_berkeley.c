@@ -239,7 +239,7 @@ static void index_entries(lexicon_berkeley *lb, int which)
 }
 
 static cky_status lexicon_score(const grammar_lexicon *lex, const grammar *g, const char *word,
-                                int loc, double *out);
+                                int loc, const unsigned char *tags, double *out);
 static void lexicon_berkeley_save(const grammar_lexicon *lex, img_out *w);
 
 cky_status lexicon_berkeley_finish(lexicon_berkeley *lb, grammar_lexicon **out)
@@ -358,10 +358,10 @@ static cky_status smooth_tag(const lexicon_berkeley *lb, int tag, double *res)
     return CKY_OK;
 }
 
-/* Linear smoothed scores of every POS tag into out[sub_offset[tag] ..]; phrasal entries are
- * left alone. */
+/* Linear smoothed scores of every POS tag (with tags: those it sets) into out[sub_offset[tag]
+ * ..]; phrasal entries and the tags skipped are left alone. */
 static cky_status score_pos_tags(const lexicon_berkeley *lb, const grammar *g, const char *word,
-                                 int loc, int pruned, double *out)
+                                 int loc, int pruned, const unsigned char *tags, double *out)
 {
     if (g->nsym != lb->nsym)
         return cky_fail(CKY_ERR_ARG, "lexicon of %d tags used with a grammar of %d symbols",
@@ -390,9 +390,9 @@ static cky_status score_pos_tags(const lexicon_berkeley *lb, const grammar *g, c
         run = run_of(lb, ks, UNSEEN);
     }
     for (int tag = 0; tag < g->nsym; tag++) {
-        if (g->phrasal[tag])
+        if (g->phrasal[tag] || (tags && !tags[tag]))
             continue;
-        const double *counts = run_counts(lb, &run, tag);
+        const double *counts = run_counts(lb, &run, tag); /* (ascending tags, gaps allowed) */
         double *res = out + g->sub_offset[tag];
         for (int s = 0; s < lb->nsub[tag]; s++)
             res[s] = known ? score_known(lb, tag, s, c_W, counts, pruned)
@@ -405,13 +405,13 @@ static cky_status score_pos_tags(const lexicon_berkeley *lb, const grammar *g, c
 }
 
 static cky_status lexicon_score(const grammar_lexicon *lex, const grammar *g, const char *word,
-                                int loc, double *out)
+                                int loc, const unsigned char *tags, double *out)
 {
-    cky_status st = score_pos_tags((const lexicon_berkeley *)lex, g, word, loc, 1, out);
+    cky_status st = score_pos_tags((const lexicon_berkeley *)lex, g, word, loc, 1, tags, out);
     if (st)
         return st;
     for (int tag = 0; tag < g->nsym; tag++)
-        if (!g->phrasal[tag])
+        if (!g->phrasal[tag] && (!tags || tags[tag]))
             for (int s = 0; s < g->nsub[tag]; s++)
                 out[g->sub_offset[tag] + s] = grammar_log(out[g->sub_offset[tag] + s]);
     return CKY_OK;
@@ -442,7 +442,7 @@ cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int
         return st;
     for (int i = 0; i < g->nsub_total; i++)
         out[i] = 0.0;
-    return score_pos_tags((const lexicon_berkeley *)g->lexicon, g, word, loc, pruned, out);
+    return score_pos_tags((const lexicon_berkeley *)g->lexicon, g, word, loc, pruned, NULL, out);
 }
 
 /* ---- projection (the coarse-to-fine cascade, grammar/cascade.c) ---- */

@@ -108,8 +108,10 @@ static void copy_lines(const lexicon_text *lex, const grammar *g, int w, double 
  * the export has no counts to do so (§2.6), it gets its signature's lines times
  * LEXICON_TEXT_BACKOFF: an approximation, absent from the native lexicon. */
 static cky_status lexicon_text_score(const grammar_lexicon *base, const grammar *g,
-                                     const char *word, int loc, double *out)
+                                     const char *word, int loc, const unsigned char *tags,
+                                     double *out)
 {
+    (void)tags; /* every tag: the lines of a word are copied whole */
     const lexicon_text *lex = (const lexicon_text *)base;
     int w = name_table_find(lex->words, word, strlen(word));
     int known = w >= 0 && lex->known[w];

@@ -102,9 +102,12 @@ static inline void prune_gold_lexicon(const prune_plan *p, const grammar *g, int
 cky_status prune_reserve(prune_plan *p, int n);
 
 /* The lexical scores of words[0 .. n) over level grammar g (with gold tags, of the gold tag
- * alone), each handed to put(arg, i, lex) once, on the plan's team (put writes only what is
- * word i's); the first failure, its message on the calling thread. */
+ * alone; with `state`, the allowed symbols of each cell, of the tags allowed over the word's
+ * cell alone: the others' entries are unspecified), each handed to put(arg, i, lex) once, on
+ * the plan's team (put writes only what is word i's); the first failure, its message on the
+ * calling thread. */
 cky_status prune_score_words(prune_plan *p, const grammar *g, char *const *words, int n,
+                             const unsigned char *state,
                              void (*put)(void *arg, int i, const double *lex), void *arg);
 
 /* Grow p->in and p->out to n scores. */

@@ -409,7 +409,7 @@ cky_status prune_level_passes(prune_plan *p, int k, char *const *words, int n, i
     if (st)
         return st;
     span_job job = {p, k, &v, 1, 0};
-    if ((st = prune_score_words(p, g, words, n, put_word, &job)))
+    if ((st = prune_score_words(p, g, words, n, p->state, put_word, &job)))
         return st;
     for (job.d = 1; job.d <= n; job.d++)
         team_for(p->team, n - job.d + 1, inside_cell, &job);

@@ -256,6 +256,8 @@ typedef struct word_job {
     prune_plan *p;
     const grammar *g;
     char *const *words;
+    int n;
+    const unsigned char *state;
     void (*put)(void *arg, int i, const double *lex);
     void *arg;
 } word_job;
@@ -266,7 +268,10 @@ static void score_word(void *arg, long i, int member)
     prune_scratch *ws = &job->p->scratch[member];
     if (ws->st)
         return;
-    cky_status st = grammar_score_word(job->g, job->words[i], (int)i, ws->lex);
+    const unsigned char *tags =
+        job->state ? job->state + chart_cell(job->n, (int)i, (int)i + 1) * (size_t)job->g->nsym
+                   : NULL;
+    cky_status st = grammar_score_tags(job->g, job->words[i], (int)i, tags, ws->lex);
     if (st) {
         ws->st = st;
         snprintf(ws->error, sizeof ws->error, "%s", cky_last_error());
@@ -277,9 +282,10 @@ static void score_word(void *arg, long i, int member)
 }
 
 cky_status prune_score_words(prune_plan *p, const grammar *g, char *const *words, int n,
+                             const unsigned char *state,
                              void (*put)(void *arg, int i, const double *lex), void *arg)
 {
-    word_job job = {p, g, words, put, arg};
+    word_job job = {p, g, words, n, state, put, arg};
     team_for(p->team, n, score_word, &job);
     cky_status st = CKY_OK;
     for (int m = 0; m < p->nscratch; m++) {

@@ -234,7 +234,7 @@ cky_status prune_xbar_passes(prune_plan *p, char *const *words, int n, int *pars
     fill(p->moa, row);
     fill(p->mob, row);
     span_job job = {p, g, n, 1};
-    cky_status st = prune_score_words(p, g, words, n, put_word, &job);
+    cky_status st = prune_score_words(p, g, words, n, NULL, put_word, &job);
     if (st)
         return st;
     for (job.d = 1; job.d <= n; job.d++)

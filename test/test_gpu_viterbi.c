@@ -57,8 +57,9 @@ enum { T_ROOT, T_X, T_Y, T_AX, T_A, T_B, T_NSYM };
 
 /* "a": A_0 = A_1 = -1; "b": B = -1; "c": A_0 = -2, B = -1. */
 static cky_status tie_score(const grammar_lexicon *lex, const grammar *g, const char *word,
-                            int loc, double *out)
+                            int loc, const unsigned char *tags, double *out)
 {
+    (void)tags; /* every tag */
     int a = g->sub_offset[T_A], b = g->sub_offset[T_B];
     if (!strcmp(word, "a")) {
         out[a] = -1;

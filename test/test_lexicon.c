@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../grammar/cascade.h"
 #include "../grammar/grammar.h"
 #include "../grammar/internal.h"
 #include "../grammar/lexicon_berkeley.h"
@@ -222,6 +223,45 @@ Test(lexicon, scores_depend_on_the_position_only_as_first_or_not)
         free(a);
         free(b);
         grammar_free(g);
+    }
+}
+
+/* grammar_score_tags: the tags asked for get grammar_score_word's values bit for bit, for
+ * sample-sm6 and every level of its cascade (the lexicons the pruned levels ask with the
+ * tags their cells allow), a text export, known and unknown words, first or not. */
+Test(lexicon, scores_of_some_tags_are_those_of_all)
+{
+    static const char *const spec[] = {GRAMMARS "sample-sm6/sample-sm6.gr",
+                                       GRAMMARS "sample-sm3/sample-sm3"};
+    static const char *const words[] = {"the", "The", "Xylophonic", "1987", ",", "running"};
+    for (int k = 0; k < 2; k++) {
+        grammar *fine = NULL;
+        cr_assert_eq(grammar_load(spec[k], &fine), CKY_OK, "%s", cky_last_error());
+        const grammar_cascade *c = grammar_cascade_of(fine);
+        for (int level = 0; level <= (c ? c->nlevel : 0); level++) {
+            const grammar *g = c && level < c->nlevel ? c->level[level] : fine;
+            size_t n = (size_t)g->nsub_total;
+            double *all = malloc(n * sizeof *all), *some = malloc(n * sizeof *some);
+            unsigned char *tags = calloc((size_t)g->nsym, 1);
+            cr_assert(all && some && tags);
+            for (int t = 0; t < g->nsym; t++)
+                tags[t] = t % 3 == 1;
+            for (size_t w = 0; w < sizeof words / sizeof *words; w++)
+                for (int loc = 0; loc < 2; loc++) {
+                    cr_assert_eq(grammar_score_word(g, words[w], loc, all), CKY_OK);
+                    cr_assert_eq(grammar_score_tags(g, words[w], loc, tags, some), CKY_OK);
+                    for (int t = 0; t < g->nsym; t++)
+                        for (int x = g->sub_offset[t]; tags[t] && x < g->sub_offset[t] + g->nsub[t];
+                             x++)
+                            cr_assert(!memcmp(&all[x], &some[x], sizeof *all),
+                                      "%s level %d, %s at %d, %s: %.17g against %.17g", spec[k],
+                                      level, words[w], loc, g->name[t], some[x], all[x]);
+                }
+            free(all);
+            free(some);
+            free(tags);
+        }
+        grammar_free(fine);
     }
 }
 
