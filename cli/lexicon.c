@@ -134,7 +134,7 @@ static cky_status print_token(const grammar *g, int pruned, long sent, int pos,
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     if (!fresh)
         return CKY_OK;
-    cky_status st = lexicon_berkeley_score_linear(g, word, pos, pruned, score);
+    cky_status st = lexicon_berkeley_score_linear(g, word, pos, pruned, NULL, score);
     if (st)
         return st;
     for (int t = 0; t < g->nsym; t++) {

@@ -428,7 +428,7 @@ cky_status lexicon_berkeley_check(const grammar *g)
 }
 
 cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int loc, int pruned,
-                                         double *out)
+                                         const unsigned char *tags, double *out)
 {
     if (pruned && g->lexicon && g->lexicon->kind == IMG_LEXICON_TEXT) {
         /* a text export: the exp of the log scores it gives the parser (exp(-inf) = 0) */
@@ -442,7 +442,7 @@ cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int
         return st;
     for (int i = 0; i < g->nsub_total; i++)
         out[i] = 0.0;
-    return score_pos_tags((const lexicon_berkeley *)g->lexicon, g, word, loc, pruned, NULL, out);
+    return score_pos_tags((const lexicon_berkeley *)g->lexicon, g, word, loc, pruned, tags, out);
 }
 
 /* ---- projection (the coarse-to-fine cascade, grammar/cascade.c) ---- */

@@ -61,9 +61,11 @@ cky_status lexicon_berkeley_check(const grammar *g);
  * stored in the file. The one entry point of linear lexical scores (the max-rule decoder and
  * the cpu engine's sum-product pass): for a grammar loaded from a text export, `pruned` = 1
  * gives the exp of grammar_score_word's scores, and `pruned` = 0 is CKY_ERR_UNSUPPORTED (the
- * export lacks the raw counts), as is any other lexicon. */
+ * export lacks the raw counts), as is any other lexicon. With tags (NULL: every tag), the
+ * Berkeley lexicon scores the tags t with tags[t] set alone, the others staying 0 (the same
+ * values for those asked). */
 cky_status lexicon_berkeley_score_linear(const grammar *g, const char *word, int loc, int pruned,
-                                         double *out);
+                                         const unsigned char *tags, double *out);
 
 /* The lexicon of g projected for a coarse-to-fine level (grammar/cascade.h), as
  * SophisticatedLexicon.projectLexicon, then removeUnlikelyTags(prune): symbol s gets

@@ -181,7 +181,7 @@ cky_status sum_rules_lexical(const grammar *g, const char *word, int loc, float 
                              int *epre, double *buf)
 {
     int nsub = g->nsub_total;
-    cky_status st = lexicon_berkeley_score_linear(g, word, loc, 1, buf);
+    cky_status st = lexicon_berkeley_score_linear(g, word, loc, 1, NULL, buf);
     if (st)
         return st;
     double m = 0;

@@ -90,7 +90,7 @@ static long check_reference(const char *gr_path, const char *ref_path)
                     cr_assert_eq(score[g->sub_offset[t] + s], 0.0, "%s: tag %s missing", token,
                                  g->name[t]);
             snprintf(token, sizeof token, "%s", key);
-            cr_assert_eq(lexicon_berkeley_score_linear(g, fields[2], atoi(fields[1]), 0, score),
+            cr_assert_eq(lexicon_berkeley_score_linear(g, fields[2], atoi(fields[1]), 0, NULL, score),
                          CKY_OK);
             next_tag = 0;
         }
@@ -135,7 +135,7 @@ Test(lexicon, log_scores_are_pruned_linear_logs)
     const char *words[] = {"'s", "the", "Hello", "walked", "UNK-LC-ed", "", "1990s", "Apple"};
     for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
         for (int loc = 0; loc < 2; loc++) {
-            cr_assert_eq(lexicon_berkeley_score_linear(g, words[w], loc, 1, lin), CKY_OK);
+            cr_assert_eq(lexicon_berkeley_score_linear(g, words[w], loc, 1, NULL, lin), CKY_OK);
             cr_assert_eq(grammar_score_word(g, words[w], loc, lg), CKY_OK);
             for (int t = 0; t < g->nsym; t++)
                 for (int s = 0; s < g->nsub[t]; s++) {
@@ -147,8 +147,8 @@ Test(lexicon, log_scores_are_pruned_linear_logs)
         }
     }
     int pos = grammar_find_symbol(g, "POS");
-    cr_assert_eq(lexicon_berkeley_score_linear(g, "'s", 1, 0, raw), CKY_OK);
-    cr_assert_eq(lexicon_berkeley_score_linear(g, "'s", 1, 1, lin), CKY_OK);
+    cr_assert_eq(lexicon_berkeley_score_linear(g, "'s", 1, 0, NULL, raw), CKY_OK);
+    cr_assert_eq(lexicon_berkeley_score_linear(g, "'s", 1, 1, NULL, lin), CKY_OK);
     cr_assert_gt(raw[g->sub_offset[pos]], 0.0);
     cr_assert_eq(lin[g->sub_offset[pos]], 0.0);
     free(lin);
@@ -163,7 +163,7 @@ Test(lexicon, text_export_has_no_raw_counts)
     cr_assert_eq(grammar_load_text(GRAMMARS "sample-sm1/sample-sm1", &g), CKY_OK, "%s",
                  cky_last_error());
     double *out = malloc((size_t)g->nsub_total * sizeof *out);
-    cr_assert_eq(lexicon_berkeley_score_linear(g, "the", 0, 0, out), CKY_ERR_UNSUPPORTED);
+    cr_assert_eq(lexicon_berkeley_score_linear(g, "the", 0, 0, NULL, out), CKY_ERR_UNSUPPORTED);
     cr_assert(strstr(cky_last_error(), "text export"), "%s", cky_last_error());
     free(out);
     grammar_free(g);
@@ -180,7 +180,7 @@ Test(lexicon, text_export_linear_is_exp_of_log)
     double *lg = malloc((size_t)g->nsub_total * sizeof *lg);
     static const char *const words[] = {"the", "company", "Xylophonic", "1987", ",", "'s"};
     for (size_t w = 0; w < sizeof words / sizeof *words; w++) {
-        cr_assert_eq(lexicon_berkeley_score_linear(g, words[w], 1, 1, lin), CKY_OK, "%s",
+        cr_assert_eq(lexicon_berkeley_score_linear(g, words[w], 1, 1, NULL, lin), CKY_OK, "%s",
                      cky_last_error());
         cr_assert_eq(grammar_score_word(g, words[w], 1, lg), CKY_OK);
         int nonzero = 0;
@@ -228,7 +228,8 @@ Test(lexicon, scores_depend_on_the_position_only_as_first_or_not)
 
 /* grammar_score_tags: the tags asked for get grammar_score_word's values bit for bit, for
  * sample-sm6 and every level of its cascade (the lexicons the pruned levels ask with the
- * tags their cells allow), a text export, known and unknown words, first or not. */
+ * tags their cells allow), a text export, known and unknown words, first or not; and
+ * lexicon_berkeley_score_linear's with tags (the final pass's) likewise. */
 Test(lexicon, scores_of_some_tags_are_those_of_all)
 {
     static const char *const spec[] = {GRAMMARS "sample-sm6/sample-sm6.gr",
@@ -248,8 +249,16 @@ Test(lexicon, scores_of_some_tags_are_those_of_all)
                 tags[t] = t % 3 == 1;
             for (size_t w = 0; w < sizeof words / sizeof *words; w++)
                 for (int loc = 0; loc < 2; loc++) {
-                    cr_assert_eq(grammar_score_word(g, words[w], loc, all), CKY_OK);
-                    cr_assert_eq(grammar_score_tags(g, words[w], loc, tags, some), CKY_OK);
+                    int linear = k == 0 && g == fine && loc; /* also the linear scores */
+                    if (linear) {
+                        cr_assert_eq(lexicon_berkeley_score_linear(g, words[w], loc, 1, NULL, all),
+                                     CKY_OK);
+                        cr_assert_eq(lexicon_berkeley_score_linear(g, words[w], loc, 1, tags, some),
+                                     CKY_OK);
+                    } else {
+                        cr_assert_eq(grammar_score_word(g, words[w], loc, all), CKY_OK);
+                        cr_assert_eq(grammar_score_tags(g, words[w], loc, tags, some), CKY_OK);
+                    }
                     for (int t = 0; t < g->nsym; t++)
                         for (int x = g->sub_offset[t]; tags[t] && x < g->sub_offset[t] + g->nsub[t];
                              x++)

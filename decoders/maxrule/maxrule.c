@@ -164,9 +164,13 @@ static cky_status decode(mr_chart *c, char *const *words, const maxrule_options 
 {
     const grammar *g = c->g;
     cky_status st;
-    for (int i = 0; i < c->n; i++)
-        if ((st = lexicon_berkeley_score_linear(g, words[i], i, 1, c->lex + (size_t)i * c->nsub)))
+    for (int i = 0; i < c->n; i++) { /* within a mask, the tags it allows (what is read) */
+        const unsigned char *tags =
+            c->mask ? c->mask->state + mr_cell(c, i, i + 1) * (size_t)c->nsym : NULL;
+        if ((st = lexicon_berkeley_score_linear(g, words[i], i, 1, tags,
+                                                c->lex + (size_t)i * c->nsub)))
             return st;
+    }
     double loglik = -INFINITY, root = 0;
     if (!(opt && opt->force_scaled)) {
         fill_lexical(c);

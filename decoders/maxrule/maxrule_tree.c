@@ -105,7 +105,7 @@ static void score_node(walk *w, const tree *t, int sym, inside *out)
         return;
     if (is_preterminal(t)) {
         int loc = w->word++;
-        cky_status st = lexicon_berkeley_score_linear(g, t->child->label, loc, 1, w->lex);
+        cky_status st = lexicon_berkeley_score_linear(g, t->child->label, loc, 1, NULL, w->lex);
         if (st) {
             w->st = st;
             return;
