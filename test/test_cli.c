@@ -74,6 +74,7 @@ Test(cli, bad_gpu_environment_is_an_error)
         {"CKY_TUNE=prune_host=2", "prune_host='2'"},
         {"CKY_TUNE=prune_lanes=5", "prune_lanes='5'"},
         {"CKY_TUNE=prune_chunk=0", "prune_chunk='0'"},
+        {"CKY_TUNE=prune_team=65", "prune_team='65'"},
         {"CKY_GPU_CHUNK=12", "CKY_GPU_CHUNK is gone"},
     };
     const char *cmds[] = {"parse -g G --engine gpu", "bench -g G -i F"};
