@@ -5,10 +5,12 @@
  * previous mask; the fine mask allows only substates of allowed symbols. The final passes
  * within the mask (maxrule_parse with a mask, ref_parse_masked and the jar's back-trace) give
  * the reference files' final rows; with a mask that allows what the exhaustive passes allow
- * they give the exhaustive results bit for bit. The whole dev set: make check-prune. */
+ * they give the exhaustive results bit for bit; the max-rule chart a thread keeps between
+ * sentences is zero again after each. The whole dev set: make check-prune. */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 
 #include "../grammar/cascade.h"
 #include "../decoders/maxrule/maxrule.h"
+#include "../decoders/maxrule/maxrule_internal.h"
 #include "../engines/ref/ref.h"
 #include "../corpus_tools/sentence.h"
 #include "../prune/prune.h"
@@ -321,5 +324,83 @@ Test(prune, exhaustive_mask_gives_the_exhaustive_passes, .timeout = 600)
         chart_mask_free(&m);
         sentence_free(&s);
     }
+    grammar_free(g);
+}
+
+/* One max-rule parse within a mask (NULL: exhaustive), its scores and tree as text. */
+typedef struct kept_job {
+    const grammar *g;
+    const sentence *s;
+    const chart_mask *mask;
+    int scaled;
+    double loglik, score;
+    char *tree;
+} kept_job;
+
+static void *kept_parse(void *arg)
+{
+    kept_job *j = arg;
+    maxrule_options o = {0};
+    maxrule_result r;
+    o.mask = j->mask;
+    o.force_scaled = j->scaled;
+    cr_assert_eq(maxrule_parse(j->g, j->s->words, j->s->n, &o, &r), CKY_OK, "%s",
+                 cky_last_error());
+    j->loglik = r.loglik;
+    j->score = r.score;
+    j->tree = tree_text(r.tree);
+    tree_free(r.tree);
+    return NULL;
+}
+
+/* The chart a thread keeps from sentence to sentence (maxrule.c: mr_chart_take) is all zero
+ * after each, within a mask or not, scaled or not; and a sentence parsed after others in one
+ * thread gives the bits of the same sentence parsed first, in a thread of its own. */
+Test(prune, kept_chart_is_zeroed_after_each_sentence, .timeout = 600)
+{
+    enum { FIRST = 2, LAST = 13 };
+    grammar *g = load(GR("sample-sm5"));
+    prune_plan *p = NULL;
+    cr_assert_eq(prune_new_plan(g, &p), CKY_OK, "%s", cky_last_error());
+    sentence s[LAST + 1];
+    prune_mask m[LAST + 1];
+    kept_job here[LAST + 1][2];
+    for (int k = FIRST; k <= LAST; k++) {
+        s[k] = dev_sentence(k);
+        cr_assert_eq(prune_build_mask(p, s[k].words, s[k].n, PRUNE_FAST, NULL, NULL, &m[k]),
+                     CKY_OK);
+        for (int scaled = 0; scaled < 2; scaled++) {
+            here[k][scaled] = (kept_job){g, &s[k], &m[k].fine, scaled, 0, 0, NULL};
+            kept_parse(&here[k][scaled]);
+            cr_assert(mr_chart_kept_is_clean(), "sentence %d, scaled %d: the kept chart has "
+                      "scores left", k, scaled);
+        }
+        if (k == FIRST + 3) { /* an exhaustive parse between: every block written */
+            kept_job all = {g, &s[FIRST], NULL, 0, 0, 0, NULL};
+            kept_parse(&all);
+            free(all.tree);
+            cr_assert(mr_chart_kept_is_clean(), "the kept chart after an exhaustive parse");
+        }
+    }
+    for (int k = FIRST; k <= LAST; k++)
+        for (int scaled = 0; scaled < 2; scaled++) {
+            kept_job alone = {g, &s[k], &m[k].fine, scaled, 0, 0, NULL};
+            pthread_t t;
+            cr_assert_eq(pthread_create(&t, NULL, kept_parse, &alone), 0);
+            pthread_join(t, NULL);
+            const kept_job *h = &here[k][scaled];
+            cr_expect(memcmp(&alone.loglik, &h->loglik, sizeof h->loglik) == 0 &&
+                          memcmp(&alone.score, &h->score, sizeof h->score) == 0,
+                      "sentence %d scaled %d: %.17g %.17g alone, %.17g %.17g after others", k,
+                      scaled, alone.loglik, alone.score, h->loglik, h->score);
+            cr_expect_str_eq(alone.tree, h->tree, "sentence %d scaled %d", k, scaled);
+            free(alone.tree);
+            free(h->tree);
+        }
+    for (int k = FIRST; k <= LAST; k++) {
+        prune_free_mask(&m[k]);
+        sentence_free(&s[k]);
+    }
+    prune_free_plan(p);
     grammar_free(g);
 }

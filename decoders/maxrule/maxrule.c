@@ -1,11 +1,12 @@
 /* maxrule: one sentence through the max-rule passes (see maxrule.h), as the jar's final
  * max-rule level runs them with every state allowed: unscaled inside; if log P(sentence) is
  * -inf, the scaled inside over a fresh chart; outside and max-c scores in the same mode; the
- * tree. */
+ * tree. The chart's arrays stay with the thread for its next sentence. */
 #include "maxrule.h"
 
 #include <float.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +14,10 @@
 #include "../../util/jmath.h"
 #include "maxrule_internal.h"
 
-
-void mr_chart_release(mr_chart *c)
+static void free_chart(mr_chart *c)
 {
+    if (!c)
+        return;
     free(c->lex);
     free(c->in);
     free(c->out);
@@ -33,20 +35,25 @@ void mr_chart_release(mr_chart *c)
     free(c->tmp);
     free(c->acc);
     free(c->acc2);
+    free(c);
 }
 
-cky_status mr_chart_alloc(const grammar *g, int n, mr_chart *c)
+/* A chart for g of up to cap_n words, zeroed scores; NULL when out of memory. */
+static mr_chart *new_chart(const grammar *g, int cap_n)
 {
-    memset(c, 0, sizeof *c);
+    size_t cells = chart_ncells(cap_n);
+    mr_chart *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
     c->g = g;
-    c->n = n;
     c->nsym = g->nsym;
     c->nsub = g->nsub_total;
+    c->cap_n = cap_n;
     for (int s = 0; s < g->nsym; s++)
         if (g->nsub[s] > c->maxsub)
             c->maxsub = g->nsub[s];
-    size_t cells = chart_ncells(n), sub = (size_t)c->nsub, sym = (size_t)c->nsym;
-    c->lex = calloc((size_t)n * sub, sizeof *c->lex);
+    size_t sub = (size_t)c->nsub, sym = (size_t)c->nsym, words = (size_t)cap_n;
+    c->lex = calloc(words * sub, sizeof *c->lex);
     c->in = calloc(cells * sub, sizeof *c->in);
     c->out = calloc(cells * sub, sizeof *c->out);
     c->nz = calloc(cells * sym, sizeof *c->nz);
@@ -62,10 +69,93 @@ cky_status mr_chart_alloc(const grammar *g, int n, mr_chart *c)
     c->acc2 = calloc((size_t)c->maxsub, sizeof *c->acc2);
     if (!c->lex || !c->in || !c->out || !c->nz || !c->pre || !c->pre_scale || !c->mscore ||
         !c->msplit || !c->mchild || !c->mleft || !c->mright || !c->tmp || !c->acc || !c->acc2) {
-        mr_chart_release(c);
-        return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for a chart of %d words", n);
+        free_chart(c);
+        return NULL;
     }
+    return c;
+}
+
+/* Each thread keeps the chart of its last sentence (of up to KEEP_WORDS words), so that the
+ * next one needs no allocation, no page mapping and no zeroing of the whole chart: each
+ * sentence zeroes what it wrote (mr_chart_done). */
+#define KEEP_WORDS 64 /* sample-sm6's in and out scores: 36 MB */
+static pthread_key_t kept_key;
+static pthread_once_t kept_once = PTHREAD_ONCE_INIT;
+static int kept_ok;
+
+static void kept_free(void *c) { free_chart(c); }
+static void kept_init(void) { kept_ok = pthread_key_create(&kept_key, kept_free) == 0; }
+
+static mr_chart *kept_get(void)
+{
+    pthread_once(&kept_once, kept_init);
+    return kept_ok ? pthread_getspecific(kept_key) : NULL;
+}
+
+cky_status mr_chart_take(const grammar *g, int n, mr_chart **out)
+{
+    mr_chart *c = kept_get();
+    int maxsub = 0;
+    for (int s = 0; s < g->nsym; s++)
+        maxsub = g->nsub[s] > maxsub ? g->nsub[s] : maxsub;
+    /* the kept chart serves any grammar of the sizes it was made for (its arrays depend on
+       nothing else; its grammar may be gone) */
+    if (c && (c->cap_n < n || c->nsym != g->nsym || c->nsub != g->nsub_total ||
+              c->maxsub != maxsub)) {
+        pthread_setspecific(kept_key, NULL);
+        free_chart(c);
+        c = NULL;
+    }
+    if (c)
+        pthread_setspecific(kept_key, NULL);
+    else if (!(c = new_chart(g, n)))
+        return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for a chart of %d words", n);
+    c->g = g;
+    c->n = n;
+    c->mask = NULL;
+    c->scaled = c->from_pre = c->binarized = c->variational = 0;
+    *out = c;
     return CKY_OK;
+}
+
+void mr_chart_done(mr_chart *c)
+{
+    size_t cells = chart_ncells(c->n), sub = (size_t)c->nsub;
+    if (!c->mask) { /* every block may have a score */
+        memset(c->in, 0, cells * sub * sizeof *c->in);
+        memset(c->out, 0, cells * sub * sizeof *c->out);
+    } else
+        for (size_t x = 0; x < cells; x++)
+            for (int s = 0; s < c->nsym; s++)
+                if (c->mask->state[x * c->nsym + s]) {
+                    size_t at = x * sub + c->g->sub_offset[s];
+                    memset(c->in + at, 0, (size_t)c->g->nsub[s] * sizeof *c->in);
+                    memset(c->out + at, 0, (size_t)c->g->nsub[s] * sizeof *c->out);
+                }
+    /* the lexicon and the scratch: small, zeroed whole */
+    memset(c->lex, 0, (size_t)c->n * sub * sizeof *c->lex);
+    memset(c->pre, 0, sub * sizeof *c->pre);
+    memset(c->tmp, 0, (sub > (size_t)c->nsym ? sub : (size_t)c->nsym) * sizeof *c->tmp);
+    memset(c->acc, 0, (size_t)c->maxsub * sizeof *c->acc);
+    memset(c->acc2, 0, (size_t)c->maxsub * sizeof *c->acc2);
+    c->mask = NULL;
+    if (c->cap_n > KEEP_WORDS || kept_get() || !kept_ok || pthread_setspecific(kept_key, c))
+        free_chart(c);
+}
+
+int mr_chart_kept_is_clean(void)
+{
+    const mr_chart *c = kept_get();
+    if (!c)
+        return 1;
+    size_t n = chart_ncells(c->cap_n) * (size_t)c->nsub;
+    for (size_t x = 0; x < n; x++)
+        if (c->in[x] != 0 || c->out[x] != 0)
+            return 0;
+    for (size_t x = 0; x < (size_t)c->cap_n * c->nsub; x++)
+        if (c->lex[x] != 0)
+            return 0;
+    return 1;
 }
 
 /* The lexical layer (initializeChart): the span-1 cells get the linear tag scores, of the
@@ -94,10 +184,14 @@ static void fill_lexical(mr_chart *c)
 cky_status mr_setup_scaling(mr_chart *c)
 {
     size_t cells = chart_ncells(c->n), sym = (size_t)c->nsym;
+    size_t cap = chart_ncells(c->cap_n) * sym;
     c->scaled = 1;
-    c->iscale = malloc(cells * sym * sizeof *c->iscale);
-    c->oscale = malloc(cells * sym * sizeof *c->oscale);
-    c->logscale = malloc((2 * MR_MEMO + 1) * sizeof *c->logscale);
+    if (!c->iscale) /* (kept with the chart) */
+        c->iscale = malloc(cap * sizeof *c->iscale);
+    if (!c->oscale)
+        c->oscale = malloc(cap * sizeof *c->oscale);
+    if (!c->logscale)
+        c->logscale = malloc((2 * MR_MEMO + 1) * sizeof *c->logscale);
     if (!c->iscale || !c->oscale || !c->logscale)
         return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for the scales of %d words",
                         c->n);
@@ -245,15 +339,15 @@ cky_status maxrule_parse(const grammar *g, char *const *words, int n,
         return cky_fail(CKY_ERR_ARG, "maxrule: a mask of %d words, %d symbols, %d substates "
                         "for %d words of a grammar of %d symbols, %d substates", mask->n,
                         mask->nsym, mask->nsub, n, g->nsym, g->nsub_total);
-    mr_chart c;
-    if ((st = mr_chart_alloc(g, n, &c)))
+    mr_chart *c;
+    if ((st = mr_chart_take(g, n, &c)))
         return st;
-    c.from_pre = opt && opt->scaled_unaries_from_pre;
-    c.binarized = opt && opt->binarized;
-    c.variational = opt && opt->variational;
-    c.mask = mask;
-    st = decode(&c, words, opt, out);
-    mr_chart_release(&c);
+    c->from_pre = opt && opt->scaled_unaries_from_pre;
+    c->binarized = opt && opt->binarized;
+    c->variational = opt && opt->variational;
+    c->mask = mask;
+    st = decode(c, words, opt, out);
+    mr_chart_done(c);
     if (st)
         maxrule_result_clear(out);
     return st;

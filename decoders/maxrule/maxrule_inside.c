@@ -103,8 +103,9 @@ static void inside_cell(mr_chart *c, int i, int j)
         double *terms = c->tmp + g->sub_offset[P];
         memset(terms, 0, (size_t)g->nsub[P] * sizeof *terms);
         for (int k = s->first[P]; k < s->first[P + 1]; k++)
-            unary_terms(c, &s->rule[k], cell + g->sub_offset[s->rule[k].child],
-                        mr_subs(c, i, j, P), terms);
+            if (mr_allowed(c, i, j, s->rule[k].child)) /* (the others have no score) */
+                unary_terms(c, &s->rule[k], cell + g->sub_offset[s->rule[k].child],
+                            mr_subs(c, i, j, P), terms);
     }
     for (int P = 0; P < g->nsym; P++) {
         if (!mr_allowed(c, i, j, P))
@@ -161,7 +162,8 @@ static void inside_cell_scaled(mr_chart *c, int i, int j)
         memset(after, 0, (size_t)np * sizeof *after);
         for (int k = s->first[P]; k < s->first[P + 1]; k++) {
             int C = s->rule[k].child;
-            if (!unary_terms(c, &s->rule[k], src + g->sub_offset[C], mr_subs(c, i, j, P),
+            if (!mr_allowed(c, i, j, C) || /* (no score) */
+                !unary_terms(c, &s->rule[k], src + g->sub_offset[C], mr_subs(c, i, j, P),
                              c->acc))
                 continue;
             any = 1;

@@ -23,6 +23,7 @@ typedef struct mr_chart {
     const grammar *g;
     const chart_mask *mask;    /* the allowed items (NULL: the exhaustive pass's) */
     int n, nsym, nsub, maxsub; /* words, symbols, global substates, most substates of one */
+    int cap_n;                 /* the words the arrays hold (a kept chart: >= n) */
     double *lex;               /* [n][nsub]: linear lexical scores (0 for phrasal) */
     double *in, *out;          /* [cells][nsub]: iScore, oScore */
     int *iscale, *oscale;      /* [cells][nsym]: scaled passes only */
@@ -103,9 +104,17 @@ static inline const double *mr_unary_source(mr_chart *c, double *cell, int *scal
     return c->pre;
 }
 
-/* A chart of n words for g (zeroed scores; free with mr_chart_release). */
-cky_status mr_chart_alloc(const grammar *g, int n, mr_chart *c);
-void mr_chart_release(mr_chart *c);
+/* A chart of n words for g, zeroed scores: this thread's kept chart when it fits, else a new
+ * one; give it back with mr_chart_done. */
+cky_status mr_chart_take(const grammar *g, int n, mr_chart **out);
+
+/* The chart's scores zeroed again, where its sentence wrote them (the allowed symbols'
+ * blocks), and kept for this thread's next sentence (a chart of many words is freed). */
+void mr_chart_done(mr_chart *c);
+
+/* 1 if every score of this thread's kept chart is zero (none kept: 1): a test's check that
+ * mr_chart_done zeroed all that was written. */
+int mr_chart_kept_is_clean(void);
 
 /* setupScaling + initializeChart(scale = true): scores zeroed, the lexical layer (c->lex)
  * in place, scales MIN_VALUE except the POS tags over one word (0). */

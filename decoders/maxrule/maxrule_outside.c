@@ -76,8 +76,9 @@ static void outside_cell(mr_chart *c, int i, int j)
         memset(terms, 0, (size_t)g->nsub[C] * sizeof *terms);
         for (int x = s->child_first[C]; x < s->child_first[C + 1]; x++) {
             const grammar_sum_unary *u = &s->rule[s->by_child[x]];
-            unary_out_terms(c, u, cell + g->sub_offset[u->parent], mr_subs(c, i, j, C), NULL,
-                            terms);
+            if (mr_allowed(c, i, j, u->parent)) /* (the others have no outside score) */
+                unary_out_terms(c, u, cell + g->sub_offset[u->parent], mr_subs(c, i, j, C),
+                                NULL, terms);
         }
     }
     for (int C = 0; C < g->nsym; C++) {
