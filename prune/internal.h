@@ -75,6 +75,7 @@ struct prune_plan {
     unsigned char *sub;     /* [cells * maxtotal] the current level's allowed substates */
     unsigned char *sub2;    /* [cells * maxtotal] the next level's, while mapping */
     int threads;            /* prune_set_threads */
+    int no_levels;          /* prune_set_levels(p, 0) */
     int nscratch;           /* scratch[0 .. nscratch): one per member, sized for cap_n */
     prune_scratch *scratch;
     team *team;             /* during a sentence with threads > 1 (NULL: the caller alone) */

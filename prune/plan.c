@@ -327,6 +327,8 @@ static int regrow(void *ptr, size_t bytes)
 
 void prune_set_threads(prune_plan *p, int threads) { p->threads = threads > 1 ? threads : 1; }
 
+void prune_set_levels(prune_plan *p, int levels) { p->no_levels = !levels; }
+
 /* Scratch w for sentences of n words (nothing kept); 0 when out of memory. */
 static int grow_scratch(const prune_plan *p, prune_scratch *w, int n)
 {

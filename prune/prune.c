@@ -88,7 +88,7 @@ static void report_level(prune_plan *p, int k, int n, int failed, prune_level_fn
         out->level[k] = (prune_level){1, -1, -1, 0};
         return;
     }
-    out->level[k] = prune_count_mask(g, k, &m);
+    out->level[k] = p->no_levels ? (prune_level){0, 0, 0, 0} : prune_count_mask(g, k, &m);
     if (on_level)
         on_level(ctx, k, g, &m);
 }

@@ -76,6 +76,11 @@ void prune_free_plan(prune_plan *p);
  * not for a batch that already keeps every core busy. */
 void prune_set_threads(prune_plan *p, int threads);
 
+/* Whether prune_build_mask counts each level's allowed items and hashes them (1, the
+ * default) or leaves the counts and hashes 0, as the device cascade does without them (the
+ * counting is a pass over every level's mask). A failed level is said either way. */
+void prune_set_levels(prune_plan *p, int levels);
+
 /* The coarse passes over words[0..n) (n >= 1): per-level statistics and the fine mask into
  * *out (free with prune_free_mask). on_level may be NULL. A plan serves one call at a time. */
 cky_status prune_build_mask(prune_plan *p, char *const *words, int n, prune_mode mode,

@@ -139,6 +139,44 @@ static void check_sentences_on(const grammar *g, const char *ref, prune_mode mod
     prune_free_plan(one);
 }
 
+/* Without the levels' statistics (prune_set_levels(p, 0)), sample-sm6's sentences 211 and
+ * 212: the same fine mask as with them, every count and hash 0, and 212's failed level 5
+ * still said. */
+Test(prune, without_statistics_the_same_mask, .timeout = 600)
+{
+    grammar *g = load(GR("sample-sm6"));
+    prune_plan *p = NULL, *q = NULL;
+    cr_assert_eq(prune_new_plan(g, &p), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(prune_new_plan(g, &q), CKY_OK, "%s", cky_last_error());
+    prune_set_levels(q, 0);
+    for (int k = 211; k <= 212; k++) {
+        sentence s = dev_sentence(k);
+        prune_mask a, b;
+        cr_assert_eq(prune_build_mask(p, s.words, s.n, PRUNE_FAST, NULL, NULL, &a), CKY_OK);
+        cr_assert_eq(prune_build_mask(q, s.words, s.n, PRUNE_FAST, NULL, NULL, &b), CKY_OK);
+        size_t cells = chart_ncells(s.n);
+        cr_expect(!memcmp(a.fine.state, b.fine.state, cells * (size_t)g->nsym) &&
+                      !memcmp(a.fine.sub, b.fine.sub, cells * (size_t)g->nsub_total),
+                  "sentence %d: the fine mask without statistics differs", k);
+        for (int level = 0; level < a.nlevel; level++) {
+            const prune_level *x = &a.level[level], *y = &b.level[level];
+            cr_expect_eq(y->failed, x->failed, "sentence %d level %d", k, level);
+            if (!x->failed)
+                cr_expect(x->substates > 0 && y->symbols == 0 && y->substates == 0 &&
+                              y->hash == 0,
+                          "sentence %d level %d: %ld %ld without statistics", k, level,
+                          y->symbols, y->substates);
+        }
+        cr_expect_eq(b.level[5].failed, k == 212, "sentence %d: level 5", k);
+        prune_free_mask(&a);
+        prune_free_mask(&b);
+        sentence_free(&s);
+    }
+    prune_free_plan(p);
+    prune_free_plan(q);
+    grammar_free(g);
+}
+
 static void check_sentences(const grammar *g, const char *ref, prune_mode mode, int first,
                             int last)
 {

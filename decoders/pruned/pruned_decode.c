@@ -398,8 +398,10 @@ static cky_status part_parse(void *arg, const sentence *sn, int n, parse_result 
         }
     }
     int team = team_of(s, n, device);
-    for (int k = 0; k < s->nplan; k++)
+    for (int k = 0; k < s->nplan; k++) {
         prune_set_threads(s->plan[k], team);
+        prune_set_levels(s->plan[k], s->env->opt.levels);
+    }
     if (!st)
         st = workers_for(s->nplan, n, one_sentence, &j);
     if (ntask) { /* the device's failure first: the host threads' is its consequence */
