@@ -48,7 +48,7 @@ static void close_unary(const grammar *g, chart *c, int i, int j, const chart_ma
         post[s] = pre[s];
     for (int u = 0; u < g->nunary; u++) {
         const grammar_unary *r = &g->unary[u];
-        if (state && !state[r->parent])
+        if (state && (!state[r->parent] || !state[r->child])) /* (no score to pass on) */
             continue;
         int np = g->nsub[r->parent], nc = g->nsub[r->child];
         const double *child = pre + g->sub_offset[r->child];
@@ -83,6 +83,8 @@ static void fill_binary(const grammar *g, chart *c, int i, int j, const chart_ma
         double *parent = pre + g->sub_offset[r->parent];
         const unsigned char *psub = sub ? sub + g->sub_offset[r->parent] : NULL;
         for (int k = i + 1; k < j; k++) {
+            if (m && (!mask_state(m, i, k)[r->left] || !mask_state(m, k, j)[r->right]))
+                continue; /* a child the mask leaves out has no score */
             const double *left = chart_post(c, i, k) + g->sub_offset[r->left];
             const double *right = chart_post(c, k, j) + g->sub_offset[r->right];
             for (int row = 0; row < r->nrow; row++) {
