@@ -77,8 +77,10 @@ static void fill_binary(const grammar *g, chart *c, int i, int j, const chart_ma
     const unsigned char *state = mask_state(m, i, j), *sub = mask_sub(m, i, j);
     for (int b = 0; b < g->nbinary; b++) {
         const grammar_binary *r = &g->binary[b];
-        if (state && !state[r->parent])
+        if (state && !state[r->parent]) { /* (the rules are by parent: skip all of its) */
+            b = g->binary_first[r->parent + 1] - 1;
             continue;
+        }
         int np = g->nsub[r->parent];
         double *parent = pre + g->sub_offset[r->parent];
         const unsigned char *psub = sub ? sub + g->sub_offset[r->parent] : NULL;
