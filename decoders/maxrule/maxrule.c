@@ -95,6 +95,8 @@ static mr_chart *kept_get(void)
 cky_status mr_chart_take(const grammar *g, int n, mr_chart **out)
 {
     mr_chart *c = kept_get();
+    if (c)
+        pthread_setspecific(kept_key, NULL);
     int maxsub = 0;
     for (int s = 0; s < g->nsym; s++)
         maxsub = g->nsub[s] > maxsub ? g->nsub[s] : maxsub;
@@ -102,13 +104,10 @@ cky_status mr_chart_take(const grammar *g, int n, mr_chart **out)
        nothing else; its grammar may be gone) */
     if (c && (c->cap_n < n || c->nsym != g->nsym || c->nsub != g->nsub_total ||
               c->maxsub != maxsub)) {
-        pthread_setspecific(kept_key, NULL);
         free_chart(c);
         c = NULL;
     }
-    if (c)
-        pthread_setspecific(kept_key, NULL);
-    else if (!(c = new_chart(g, n)))
+    if (!c && !(c = new_chart(g, n)))
         return cky_fail(CKY_ERR_NOMEM, "maxrule: out of memory for a chart of %d words", n);
     c->g = g;
     c->n = n;
@@ -139,8 +138,8 @@ void mr_chart_done(mr_chart *c)
     memset(c->acc, 0, (size_t)c->maxsub * sizeof *c->acc);
     memset(c->acc2, 0, (size_t)c->maxsub * sizeof *c->acc2);
     c->mask = NULL;
-    if (c->cap_n > KEEP_WORDS || kept_get() || !kept_ok || pthread_setspecific(kept_key, c))
-        free_chart(c);
+    if (c->cap_n > KEEP_WORDS || !kept_ok || kept_get() || pthread_setspecific(kept_key, c))
+        free_chart(c); /* (too large to keep, or no key: freed as before) */
 }
 
 int mr_chart_kept_is_clean(void)

@@ -75,31 +75,31 @@ static void fill_binary(const grammar *g, chart *c, int i, int j, const chart_ma
 {
     double *pre = chart_pre(c, i, j);
     const unsigned char *state = mask_state(m, i, j), *sub = mask_sub(m, i, j);
-    for (int b = 0; b < g->nbinary; b++) {
-        const grammar_binary *r = &g->binary[b];
-        if (state && !state[r->parent]) { /* (the rules are by parent: skip all of its) */
-            b = g->binary_first[r->parent + 1] - 1;
+    for (int P = 0; P < g->nsym; P++) {
+        if (state && !state[P]) /* (the mask gives it no score) */
             continue;
-        }
-        int np = g->nsub[r->parent];
-        double *parent = pre + g->sub_offset[r->parent];
-        const unsigned char *psub = sub ? sub + g->sub_offset[r->parent] : NULL;
-        for (int k = i + 1; k < j; k++) {
-            if (m && (!mask_state(m, i, k)[r->left] || !mask_state(m, k, j)[r->right]))
-                continue; /* a child the mask leaves out has no score */
-            const double *left = chart_post(c, i, k) + g->sub_offset[r->left];
-            const double *right = chart_post(c, k, j) + g->sub_offset[r->right];
-            for (int row = 0; row < r->nrow; row++) {
-                double lv = left[r->row_l[row]], rv = right[r->row_r[row]];
-                if (lv == -INFINITY || rv == -INFINITY)
-                    continue;
-                const double *w = r->score + (size_t)row * np;
-                for (int p = 0; p < np; p++) {
-                    if (psub && !psub[p])
+        int np = g->nsub[P];
+        double *parent = pre + g->sub_offset[P];
+        const unsigned char *psub = sub ? sub + g->sub_offset[P] : NULL;
+        for (int b = g->binary_first[P]; b < g->binary_first[P + 1]; b++) {
+            const grammar_binary *r = &g->binary[b];
+            for (int k = i + 1; k < j; k++) {
+                if (m && (!mask_state(m, i, k)[r->left] || !mask_state(m, k, j)[r->right]))
+                    continue; /* a child the mask leaves out has no score */
+                const double *left = chart_post(c, i, k) + g->sub_offset[r->left];
+                const double *right = chart_post(c, k, j) + g->sub_offset[r->right];
+                for (int row = 0; row < r->nrow; row++) {
+                    double lv = left[r->row_l[row]], rv = right[r->row_r[row]];
+                    if (lv == -INFINITY || rv == -INFINITY)
                         continue;
-                    double v = chart_binary(c->mode, w[p], lv, rv);
-                    if (v > parent[p])
-                        parent[p] = v;
+                    const double *w = r->score + (size_t)row * np;
+                    for (int p = 0; p < np; p++) {
+                        if (psub && !psub[p])
+                            continue;
+                        double v = chart_binary(c->mode, w[p], lv, rv);
+                        if (v > parent[p])
+                            parent[p] = v;
+                    }
                 }
             }
         }
