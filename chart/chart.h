@@ -11,23 +11,30 @@
  * Scores are stored as double in both arithmetic modes:
  *  - CHART_DOUBLE: the Berkeley parser's arithmetic, binary (w + left) + right in double;
  *  - CHART_FLOAT: the GPU's arithmetic, binary (left + right) + w in float32 (every stored
- *    value is a float, widened exactly).
- * Unary scores are child + w in both. Every implementation of a mode gives bit-identical
+ *    value is a float, widened exactly);
+ *  - CHART_FIXED: CHART_FLOAT's, but binary rules in fixed point (util/fixedpoint.h:
+ *    fixedpoint_binary of the float weight and children).
+ * Unary scores are child + w in all (in float32 but for CHART_DOUBLE). Every implementation of a mode gives bit-identical
  * charts, because max is exact and order-independent. */
 #ifndef CKY_CHART_H
 #define CKY_CHART_H
 
 #include <stddef.h>
 
+#include "../util/fixedpoint.h"
 #include "../util/status.h"
 #include "cell.h"
 
-typedef enum chart_mode { CHART_DOUBLE, CHART_FLOAT } chart_mode;
+typedef enum chart_mode { CHART_DOUBLE, CHART_FLOAT, CHART_FIXED } chart_mode;
 
 typedef struct chart {
     int n;           /* sentence length in words */
     int nsub;        /* scores per cell layer (grammar.nsub_total) */
     chart_mode mode;
+    int out_of_range; /* CHART_FIXED, set by the engines: a score of the sentence left
+                         fixedpoint_of's range (util/fixedpoint.h) and was clamped, so its
+                         tree may not be the unbounded arithmetic's (decoders parse it again
+                         in double) */
     double *pre;     /* [ncells][nsub] */
     double *post;    /* [ncells][nsub] */
 } chart;
@@ -47,13 +54,15 @@ static inline double chart_binary(chart_mode mode, double w, double left, double
 {
     if (mode == CHART_FLOAT)
         return (double)(((float)left + (float)right) + (float)w);
+    if (mode == CHART_FIXED)
+        return (double)fixedpoint_binary((float)w, (float)left, (float)right);
     return (w + left) + right;
 }
 
 /* Score of a unary derivation with rule weight w over child score `child`. */
 static inline double chart_unary(chart_mode mode, double w, double child)
 {
-    if (mode == CHART_FLOAT)
+    if (mode != CHART_DOUBLE)
         return (double)((float)child + (float)w);
     return child + w;
 }
@@ -61,7 +70,7 @@ static inline double chart_unary(chart_mode mode, double w, double child)
 /* Round a lexical score to the mode's precision. */
 static inline double chart_round(chart_mode mode, double x)
 {
-    return mode == CHART_FLOAT ? (double)(float)x : x;
+    return mode != CHART_DOUBLE ? (double)(float)x : x;
 }
 
 /* A chart over n words with every score -inf. */

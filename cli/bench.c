@@ -50,7 +50,7 @@ static const cli_use uses[] = {
     {CLI_GRAMMAR, NULL}, {CLI_INPUT, NULL}, {CLI_ENGINE, "gpu"}, {CLI_DECODER, "both"},
     {CLI_PRUNE, "none: the exhaustive passes"},
     {CLI_MAX_LENGTH, "40"}, {CLI_REPEAT, NULL}, {CLI_DEVICE, NULL}, {CLI_DEVICES, NULL},
-    {CLI_THREADS, NULL}, {CLI_WORKSPACE, NULL}, {CLI_JSON, NULL}, {CLI_BUCKET_WIDTH, NULL},
+    {CLI_THREADS, NULL}, {CLI_ARITH, NULL}, {CLI_WORKSPACE, NULL}, {CLI_JSON, NULL}, {CLI_BUCKET_WIDTH, NULL},
     {CLI_QUIET, NULL}, {CLI_HELP, NULL}, {CLI_END, NULL}};
 
 
@@ -227,7 +227,7 @@ static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxle
         snprintf(num[1], sizeof num[1], "%d", popt->device);
         snprintf(num[2], sizeof num[2], "%d", popt->workspace);
         snprintf(num[3], sizeof num[3], "%d", popt->threads);
-        char *argv[20] = {"parse", "-g", (char *)gpath, "-i", in, "-o", outp, "--engine",
+        char *argv[24] = {"parse", "-g", (char *)gpath, "-i", in, "-o", outp, "--engine",
                           gpu ? "gpu" : "cpu", "--max-length", num[0], "--decoder",
                           (char *)decoder, "--quiet", /* the bench's own progress lines */
                           "--prune", (char *)parser_prune_name(popt->prune)};
@@ -242,6 +242,10 @@ static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxle
         if (popt->workspace) {
             argv[argc++] = "--workspace";
             argv[argc++] = num[2];
+        }
+        if (popt->fixed) {
+            argv[argc++] = "--arith";
+            argv[argc++] = "fixed";
         }
         argv[argc] = NULL;
         cli_parse_timing t = {0};
@@ -470,7 +474,7 @@ int cli_bench(int argc, char **argv)
         threads = cores > 0 ? (int)cores : 1;
     }
     bench_header h = {gpath, input, gpu ? "gpu" : "cpu", gpu ? device : "cpu", workspace,
-                      threads, grammar_seconds};
+                      threads, grammar_seconds, popt.fixed ? "fixed" : "float"};
     if (json)
         bench_print_json(&b, &h, rows, nrow);
     else

@@ -89,6 +89,7 @@ typedef struct bench_header {
     const char *gpath, *input, *engine, *device; /* device: "cpu" on the cpu engine */
     int workspace, threads;
     double grammar_seconds;
+    const char *arith; /* of the exhaustive Viterbi pass's binary rules: "float", "fixed" */
 } bench_header;
 
 /* The peak kernel of a semiring's rule evaluation. */

@@ -1,4 +1,5 @@
 /* bench_print: cky bench's report (see bench.h), as JSON or as a text table. */
+#include <string.h>
 #include <stdio.h>
 
 #include "bench.h"
@@ -126,8 +127,8 @@ void bench_print_json(const bench_run *b, const bench_header *h, const bench_row
     printf(", \"engine\": \"%s\", \"device\": ", h->engine);
     print_json_string(h->device);
     printf(", \"sentences\": %d, \"words\": %ld, \"max_length\": %d, \"repeat\": %d, "
-           "\"grammar_seconds\": %.3f",
-           b->n, b->words, b->maxlen, b->repeat, h->grammar_seconds);
+           "\"grammar_seconds\": %.3f, \"arith\": \"%s\"",
+           b->n, b->words, b->maxlen, b->repeat, h->grammar_seconds, h->arith);
     if (b->gpu)
         printf(", \"workspace\": %d, \"peak_add_max_per_second\": %.6g, "
                "\"peak_sum_product_per_second\": %.6g",
@@ -225,6 +226,8 @@ void bench_print_text(const bench_run *b, const bench_header *h, const bench_row
     else
         printf("engine       cpu, %d threads\n", h->threads);
     printf("grammar load %.2f s\n", h->grammar_seconds);
+    printf("arithmetic   %s (the exhaustive Viterbi pass's binary rules)\n",
+           strcmp(h->arith, "fixed") ? "float32" : "fixed point, int32 in units of 2^-16 nats");
     if (b->gpu)
         printf("peak (add+max)      %.4g rule evaluations/s (one add and one max per rule)\n"
                "peak (sum-product)  %.4g rule evaluations/s (one fused multiply-add per rule)\n",

@@ -55,7 +55,8 @@ static int find_in(const char *const *list, const char *s, int *out)
 static const char *const backtraces[] = {[VITERBI_EXACT] = "exact",
                                          [VITERBI_BERKELEY] = "berkeley", NULL};
 static const char *const semirings[] = {[CODEGEN_SEMIRING_MAX_PLUS] = "max-plus",
-                                        [CODEGEN_SEMIRING_SUM_PRODUCT] = "sum-product", NULL};
+                                        [CODEGEN_SEMIRING_SUM_PRODUCT] = "sum-product",
+                                        [CODEGEN_SEMIRING_FIXED] = "fixed", NULL};
 static const char *const roles[] = {[CODEGEN_ROLE_PARENT] = "parent",
                                     [CODEGEN_ROLE_LEFT] = "left",
                                     [CODEGEN_ROLE_RIGHT] = "right", NULL};
@@ -70,10 +71,13 @@ static int find_switch(const char *s, int *out) { return find_in(switches, s, ou
 static const char *switch_names(void) { return "on, off"; }
 
 static int find_backtrace(const char *s, int *out) { return find_in(backtraces, s, out); }
+static const char *const ariths[] = {"float", "fixed", NULL};
+static int find_arith(const char *s, int *out) { return find_in(ariths, s, out); }
+static const char *arith_names(void) { return "float, fixed"; }
 static int find_semiring(const char *s, int *out) { return find_in(semirings, s, out); }
 static int find_role(const char *s, int *out) { return find_in(roles, s, out); }
 static const char *backtrace_names(void) { return "exact, berkeley"; }
-static const char *semiring_names(void) { return "max-plus, sum-product"; }
+static const char *semiring_names(void) { return "max-plus, sum-product, fixed"; }
 static const char *role_names(void) { return "parent, left, right"; }
 
 #define NUMBER(lo, hi) INT, lo, hi
@@ -108,6 +112,12 @@ static const option_def table[CLI_NOPT] = {
                        "parser's own back-trace (first derivation within relative 1e-5), to "
                        "match its trees; Viterbi only",
                        find_backtrace, backtrace_names},
+    [CLI_ARITH] = {"arith", 0, "float|fixed", CHOICE, 0, 0, "float",
+                   "the arithmetic of the exhaustive Viterbi pass's binary rules on the cpu "
+                   "and gpu engines: float (float32) or fixed (int32 in units of 2^-16 nats, "
+                   "one instruction a rule on Hopper GPUs); their trees agree with the exact "
+                   "ones alike. A grammar whose weights fit no fixed point is refused",
+                   find_arith, arith_names},
     [CLI_DEVICE] = {"device", 0, "N", NUMBER(0, 1024), "0", "CUDA device of the gpu engine"},
     [CLI_DEVICES] = {"devices", 0, "LIST|all", TEXT, 0, 0, NULL,
                      "several GPUs at once (0,1 or all): one gpu engine per device, each on its "
@@ -245,9 +255,10 @@ static const option_def table[CLI_NOPT] = {
     [CLI_DUMP_CU] = {"dump-cu", 0, "DIR", TEXT, 0, 0, NULL,
                      "write every kernel's source to DIR/NAME.cu"},
     [CLI_SEMIRING] = {"semiring", 0, "SR", CHOICE, 0, 0, NULL,
-                      "compile one program: max-plus (Viterbi) or sum-product (max-rule's "
-                      "inside and outside scores): the same partition either way, but for "
-                      "XX's automatic minor cubes (sum-product: 4x1x2)",
+                      "compile one program: max-plus (Viterbi), fixed (Viterbi in fixed "
+                      "point, --arith fixed) or sum-product (max-rule's inside and outside "
+                      "scores): the same partition each way, but for XX's automatic minor "
+                      "cubes (sum-product: 4x1x2)",
                       find_semiring, semiring_names},
     [CLI_ROLE] = {"role", 0, "ROLE", CHOICE, 0, 0, "parent",
                   "compile one program: parent (the inside pass), left or right (the family "
@@ -452,6 +463,8 @@ int cli_args_parser(const char *cmd, const cli_args *a, parser_options *o)
         o->decoder = (parser_decoder)a->num[CLI_DECODER];
     if (a->given[CLI_BACKTRACE])
         o->backtrace = (viterbi_mode)a->num[CLI_BACKTRACE];
+    if (a->given[CLI_ARITH])
+        o->fixed = a->num[CLI_ARITH];
     if (a->given[CLI_BACKTRACE] && a->given[CLI_PRUNE] && a->num[CLI_PRUNE] != PARSER_PRUNE_NONE)
         return cli_usage_error(cmd, "--backtrace is for the exhaustive Viterbi pass: a pruned "
                                "pass takes the Berkeley parser's back-trace (--prune none)");

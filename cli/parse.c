@@ -468,6 +468,9 @@ static int write_batch(void *ctx, pipeline_batch *b)
         if (r->untagged)
             fprintf(stderr, "cky parse: %s:%ld: no tree with the gold tags: parsed without "
                     "them, as the Berkeley parser does\n", b->src, b->line[k]);
+        if (r->exact)
+            fprintf(stderr, "cky parse: %s:%ld: a score left the fixed-point range (--arith "
+                    "fixed): parsed again by the ref engine, in double\n", b->src, b->line[k]);
         if (r->fallback)
             fprintf(stderr, "cky parse: %s:%ld: no tree within the pruned pass: parsed again "
                     "%s\n", b->src, b->line[k], r->fallback == 1 ? "with the accurate "

@@ -71,15 +71,21 @@
  *     its first rule of a block and is added into the workspace row (parent += P, no
  *     atomics) after its last; the workspace starts at 0. The same float operations in the
  *     same order on the host and on the GPU (one thread runs all code blocks of its work
- *     item there), hence the same bits. Workspace values must be finite and >= 0. */
+ *     item there), hence the same bits. Workspace values must be finite and >= 0;
+ *   - fixed max-plus (Viterbi in fixed point, util/fixedpoint.h): max-plus on int32 scores
+ *     in units of 2^-16 nats, w = fixedpoint_of((float) log score); the three workspaces hold
+ *     int32 fixed-point values (-inf as FIXEDPOINT_NINF, which the parent workspace starts
+ *     as), parents are combined by a plain integer atomic max (no key), and each rule is
+ *     one `P = max(P, lr + w)` in integers, which Hopper's DPX does in one instruction. */
 typedef enum codegen_semiring {
     CODEGEN_SEMIRING_MAX_PLUS = 0,
-    CODEGEN_SEMIRING_SUM_PRODUCT = 1
+    CODEGEN_SEMIRING_SUM_PRODUCT = 1,
+    CODEGEN_SEMIRING_FIXED = 2
 } codegen_semiring;
 
-#define CODEGEN_NSEMIRING 2
+#define CODEGEN_NSEMIRING 3
 
-/* "max-plus", "sum-product" ("?" for another value). */
+/* "max-plus", "sum-product", "fixed max-plus" ("?" for another value). */
 const char *codegen_semiring_name(codegen_semiring sr);
 
 /* ---- classes: class-local substate numbering ---- */
@@ -259,8 +265,14 @@ cky_status codegen_family_turn(codegen_family *f, codegen_role role);
 /* ---- emission ---- */
 
 /* The weight a rule of log score w has in the kernel text of semiring sr: w itself for
- * max-plus, (float) exp((double) w) for sum-product (0 where that underflows). */
+ * max-plus and fixed max-plus (whose text holds fixedpoint_of(w)), (float) exp((double) w)
+ * for sum-product (0 where that underflows). */
 float codegen_weight(codegen_semiring sr, float w);
+
+/* Whether g's binary rules can be run in fixed max-plus: every finite weight within
+ * util/fixedpoint.h's range. CKY_ERR_LIMIT otherwise, with a message naming the first rule
+ * outside it and its weight. */
+cky_status codegen_fixed_check(const grammar *g);
 
 /* Name of kernel `k` of family `id`: "cky_XX_k3". `buf` holds at least 32 bytes. */
 void codegen_kernel_name(codegen_family_id id, int k, char *buf, size_t size);

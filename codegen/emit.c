@@ -14,13 +14,17 @@
  * The sum-product text (codegen.h) has the same blocks, rules, order and loads: `lr = L * R`,
  * each rule `P = fmaf(lr, w, P)` (the first of a parent fmaf(lr, w, 0)) with w the linear
  * weight, a parent added into its row after its last rule; its GPU entry runs every code
- * block of its work item in one thread, in order. */
+ * block of its work item in one thread, in order. The fixed max-plus text is the max-plus
+ * text on int32 (util/fixedpoint.h): the weights are integer literals, each rule
+ * `P = CKY_ADDMAX(lr, w, P)` (max(lr + w, P), one DPX instruction on the GPU), a parent
+ * stored by a plain integer atomic max. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/fixedpoint.h"
 #include "internal.h"
 #include "schedule.h"
 
@@ -120,6 +124,26 @@ static const char prelude_max_plus[] =
     "#define CKY_STORE(addr, v) (*(addr) = CKY_MAX(*(addr), v))\n"
     "#endif\n";
 
+/* The macros of fixed max-plus: int32 rows, loads and maxima (util/fixedpoint.h). */
+static const char prelude_fixed[] =
+    "#ifdef __CUDACC__\n"
+    "#define CKY_BLOCK static __device__ __forceinline__ void\n"
+    "#define CKY_RESTRICT __restrict__\n"
+    "#define CKY_LOAD(var, base, row)                                                  \\\n"
+    "    asm volatile(\"ld.relaxed.cta.global.s32 %0, [%1+%2];\"                       \\\n"
+    "                 : \"=r\"(var) : \"l\"(base), \"n\"((row) * CKY_ROW_BYTES))\n"
+    "/* max(a + b, c) in one instruction (VIADDMNMX) */\n"
+    "#define CKY_ADDMAX(a, b, c) __viaddmax_s32(a, b, c)\n"
+    "#define CKY_STORE(addr, v) atomicMax((int *)(addr), v)\n"
+    "#else\n"
+    "#define CKY_BLOCK static __attribute__((noinline)) void\n"
+    "#define CKY_RESTRICT restrict\n"
+    "#define CKY_LOAD(var, base, row) ((var) = *(const volatile int *)((base) + (row) * s))\n"
+    "#define CKY_ADDMAX(a, b, c) ((a) + (b) > (c) ? (a) + (b) : (c))\n"
+    "/* code blocks of one work item run one after the other: a plain max */\n"
+    "#define CKY_STORE(addr, v) (*(addr) = *(addr) > (v) ? *(addr) : (v))\n"
+    "#endif\n";
+
 /* The macros of the sum-product semiring: every rule is one fused multiply-add into its
  * parent's register (CKY_FMA(acc, a, b) = fmaf(a, b, acc), correctly rounded on the GPU and
  * on the host alike, by the FMA instruction or libm, so the host build gives the GPU's
@@ -146,7 +170,7 @@ static const char prelude_sum_product[] =
 
 /* Declare `float X<row>, ...;` for the rows of one axis that the block uses. */
 static void emit_declare(text *t, const codegen_rule *rule, long n, int axis, int dim,
-                         char *mark)
+                         char *mark, const char *type)
 {
     static const char prefix[3] = {'P', 'L', 'R'};
     memset(mark, 0, (size_t)dim);
@@ -157,7 +181,7 @@ static void emit_declare(text *t, const codegen_rule *rule, long n, int axis, in
         if (!mark[x])
             continue;
         if (col == 0)
-            text_printf(t, "    float ");
+            text_printf(t, "    %s ", type);
         else
             text_printf(t, ", ");
         text_printf(t, "%c%d", prefix[axis], x);
@@ -210,14 +234,16 @@ static cky_status emit_block(text *t, const codegen_partition *p, codegen_semiri
                                        &live, &loads);
     if (st)
         return st;
+    const char *type = sr == CODEGEN_SEMIRING_FIXED ? "int" : "float";
     text_printf(t,
                 "\n/* code block %d: %ld rules, %d left, %d right, %d parent rows, %ld loads, "
                 "at most %d values live */\n"
-                "CKY_BLOCK %s_b%d(const float *CKY_RESTRICT left, const float *CKY_RESTRICT "
-                "right, float *CKY_RESTRICT parent, long long s)\n{\n    float lr;\n",
-                b, blk->nrule, blk->nleft, blk->nright, blk->nparent, loads, live, name, b);
+                "CKY_BLOCK %s_b%d(const %s *CKY_RESTRICT left, const %s *CKY_RESTRICT "
+                "right, %s *CKY_RESTRICT parent, long long s)\n{\n    %s lr;\n",
+                b, blk->nrule, blk->nleft, blk->nright, blk->nparent, loads, live, name, b,
+                type, type, type, type);
     for (int a = 0; a < 3; a++)
-        emit_declare(t, rule, blk->nrule, a, p->dim[a], mark);
+        emit_declare(t, rule, blk->nrule, a, p->dim[a], mark, type);
     mark_parents(p, b, mark);
     for (int x = 0; x < p->dim[0]; x++)
         if (mark[x])
@@ -230,10 +256,14 @@ static cky_status emit_block(text *t, const codegen_partition *p, codegen_semiri
             text_printf(t, "    CKY_LOAD(R%d, right, %d);\n", r->r, r->r);
         double w = (double)codegen_weight(sr, r->w);
         if (flags[i] & PLAN_PAIR)
-            text_printf(t, sr == CODEGEN_SEMIRING_MAX_PLUS ? "    lr = L%d + R%d;\n"
-                                                           : "    lr = CKY_MUL(L%d, R%d);\n",
+            text_printf(t, sr != CODEGEN_SEMIRING_SUM_PRODUCT ? "    lr = L%d + R%d;\n"
+                                                              : "    lr = CKY_MUL(L%d, R%d);\n",
                         r->l, r->r);
-        if (sr == CODEGEN_SEMIRING_SUM_PRODUCT && (flags[i] & PLAN_FIRST_P))
+        if (sr == CODEGEN_SEMIRING_FIXED && (flags[i] & PLAN_FIRST_P))
+            text_printf(t, "    P%d = lr + %d;\n", r->p, fixedpoint_of(r->w));
+        else if (sr == CODEGEN_SEMIRING_FIXED)
+            text_printf(t, "    P%d = CKY_ADDMAX(lr, %d, P%d);\n", r->p, fixedpoint_of(r->w), r->p);
+        else if (sr == CODEGEN_SEMIRING_SUM_PRODUCT && (flags[i] & PLAN_FIRST_P))
             text_printf(t, "    P%d = CKY_FMA(0.0f, lr, %.8ef);\n", r->p, w);
         else if (sr == CODEGEN_SEMIRING_SUM_PRODUCT)
             text_printf(t, "    P%d = CKY_FMA(P%d, lr, %.8ef);\n", r->p, r->p, w);
@@ -253,16 +283,19 @@ static cky_status emit_block(text *t, const codegen_partition *p, codegen_semiri
 /* The prelude of each semiring: its max (CKY_MAX) and its store into the parent workspace
  * (CKY_STORE). */
 static const char *const prelude[] = {[CODEGEN_SEMIRING_MAX_PLUS] = prelude_max_plus,
-                                      [CODEGEN_SEMIRING_SUM_PRODUCT] = prelude_sum_product};
+                                      [CODEGEN_SEMIRING_SUM_PRODUCT] = prelude_sum_product,
+                                      [CODEGEN_SEMIRING_FIXED] = prelude_fixed};
 
 /* The GPU entry of a kernel: blockIdx.y (or the chunk order) picks the code block, and the
  * code blocks of one work item run in parallel. Max-plus: combined by atomic max into the
  * parent workspace. Sum-product: each into its slots of the partial workspace `parent`,
- * whose tiles are `ptile` floats apart. */
+ * whose tiles are `ptile` floats apart. Fixed max-plus: as max-plus, its float-typed
+ * workspaces read as int32. */
 static void emit_entry(text *t, const char *name, const codegen_kernel *kn, int blocks_per_sm,
                        codegen_semiring sr)
 {
-    int max = sr == CODEGEN_SEMIRING_MAX_PLUS;
+    int max = sr != CODEGEN_SEMIRING_SUM_PRODUCT;
+    int fixed = sr == CODEGEN_SEMIRING_FIXED;
     text_printf(t,
                 "\n#ifdef __CUDACC__\n"
                 "extern \"C\" __global__ void __launch_bounds__(%d, 1)\n"
@@ -287,8 +320,11 @@ static void emit_entry(text *t, const char *name, const codegen_kernel *kn, int 
                     CODEGEN_THREADS, CODEGEN_THREADS);
     text_printf(t, "    switch (y) {\n");
     for (int b = 0; b < kn->nblock; b++)
-        text_printf(t, "    case %d: %s_b%d(left + o, right + o, parent + %s, %d); break;\n", b,
-                    name, kn->first_block + b, max ? "o" : "op", CODEGEN_THREADS);
+        text_printf(t,
+                    fixed ? "    case %d: %s_b%d((const int *)(left + o), (const int *)(right + o), "
+                            "(int *)(parent + %s), %d); break;\n"
+                          : "    case %d: %s_b%d(left + o, right + o, parent + %s, %d); break;\n",
+                    b, name, kn->first_block + b, max ? "o" : "op", CODEGEN_THREADS);
     text_printf(t, "    }\n}\n");
 }
 
@@ -330,6 +366,9 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
                 sr == CODEGEN_SEMIRING_MAX_PLUS
                     ? "parent[p][t] = max(parent[p][t], (left[l][t] + right[r][t]) + w) for "
                       "each rule (p, l, r, w)"
+                : sr == CODEGEN_SEMIRING_FIXED
+                    ? "parent[p][t] = max(parent[p][t], (left[l][t] + right[r][t]) + w) for "
+                      "each rule (p, l, r, w), in int32 fixed point (units of 2^-16 nats)"
                     : "parent[p][t] += sum over the rules (p, l, r, w) of (left[l][t] * "
                       "right[r][t]) * w, one fmaf each, in the order below",
                 CODEGEN_THREADS * (int)sizeof(float), prelude[sr]);
@@ -348,8 +387,12 @@ cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per
                 name, name);
     for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++)
         text_printf(&t,
-                    "    for (int t = 0; t < n; t++)\n"
-                    "        %s_b%d(left + t, right + t, parent + t, s);\n",
+                    sr == CODEGEN_SEMIRING_FIXED
+                        ? "    for (int t = 0; t < n; t++)\n"
+                          "        %s_b%d((const int *)left + t, (const int *)right + t, "
+                          "(int *)parent + t, s);\n"
+                        : "    for (int t = 0; t < n; t++)\n"
+                          "        %s_b%d(left + t, right + t, parent + t, s);\n",
                     name, b);
     text_printf(&t, "}\n#endif\n");
     free(flags);

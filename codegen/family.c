@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "codegen.h"
+#include "../util/fixedpoint.h"
 
 static const char *const family_names[CODEGEN_NFAMILY] = {"XX", "XT", "TX", "TT"};
 
@@ -116,5 +117,24 @@ const char *codegen_semiring_name(codegen_semiring sr)
 {
     return sr == CODEGEN_SEMIRING_MAX_PLUS      ? "max-plus"
            : sr == CODEGEN_SEMIRING_SUM_PRODUCT ? "sum-product"
+           : sr == CODEGEN_SEMIRING_FIXED       ? "fixed max-plus"
                                                 : "?";
+}
+
+cky_status codegen_fixed_check(const grammar *g)
+{
+    for (int b = 0; b < g->nbinary; b++) {
+        const grammar_binary *r = &g->binary[b];
+        long n = (long)r->nrow * g->nsub[r->parent];
+        for (long x = 0; x < n; x++) {
+            float w = (float)r->score[x];
+            if (w != -INFINITY && !fixedpoint_weight_ok(w))
+                return cky_fail(CKY_ERR_LIMIT,
+                                "fixed point: the binary rule %s -> %s %s has a weight of %g "
+                                "nats, outside [%g, 0]", g->name[r->parent],
+                                g->name[r->left], g->name[r->right], (double)w,
+                                (double)FIXEDPOINT_WLOWEST);
+        }
+    }
+    return CKY_OK;
 }

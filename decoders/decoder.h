@@ -55,6 +55,9 @@ typedef struct parse_result {
     /* the pruned decoder */
     int fallback;  /* 0: the tree of the pruned pass; 1: of the accurate thresholds' pass; 2:
                       of the exhaustive pass (decoder_options.fallback) */
+    int exact;     /* exhaustive Viterbi in fixed point: 1 where a score of the sentence left
+                      the fixed-point range (chart.out_of_range), and the tree is the ref
+                      engine's (double) */
     int untagged;  /* 1: the sentence's gold tags (sentence.tags) gave no tree, and the tree
                       is of the passes without them (the jar's -useGoldPOS retry) */
     int nlevel;    /* with decoder_options.levels: the coarse levels' statistics */

@@ -1,9 +1,12 @@
 /* chart_kernels: the GPU engine's hand-written kernels around the generated ones (see
  * kernels.h): -inf fill, copy-transpose gather of child cells into symbol-major workspaces,
  * atomic max reduce of the parent workspace into chart cells, and the closed unary step.
- * The arithmetic is CHART_FLOAT's: one float add per unary, max by comparison. */
+ * The arithmetic is CHART_FLOAT's: one float add per unary, max by comparison; in fixed
+ * point the gather writes fixedpoint_of of the chart's floats and the reduce reads integer
+ * maxima (util/fixedpoint.h). */
 #include <math.h>
 
+#include "../util/fixedpoint.h"
 #include "../util/floatkey.h"
 #include "kernels.h"
 
@@ -76,18 +79,20 @@ extern "C" cudaError_t kernels_lexical(const float *lex, const int *exps, const 
 /* Block (bx, by) moves items [32 bx, 32 bx + 32) x the `per` groups of 32 rows from group
  * by * per: it looks its items' cells up once (through the index, when there is one),
  * issues all of its reads of the chart (along a cell's rows) before one barrier, then
- * writes along the work items. */
+ * writes along the work items (with `clamped`: their fixed-point values, and a flag for each
+ * item's cell where one was clamped). */
 static __global__ void __launch_bounds__(TILE * 8)
     gather(const float *__restrict__ chart, int nsub, const int *__restrict__ cell,
            const int *__restrict__ index, int n, const int *__restrict__ row, int rows,
-           float *__restrict__ ws, long long wtile, int per)
+           float *__restrict__ ws, long long wtile, int per, unsigned char *clamped)
 {
     __shared__ float tile[GATHER_GROUPS * TILE][TILE + 1]; /* [row of the block][item] */
     __shared__ long long base[TILE]; /* each item's cell in the chart */
     int t0 = blockIdx.x * TILE, t = t0 + threadIdx.x, x0 = blockIdx.y * per * TILE;
     int nr = min(per * TILE, rows - x0); /* the block's rows */
+    int c = t < n ? cell[index ? index[t] : t] : 0;
     if (threadIdx.y == 0)
-        base[threadIdx.x] = t < n ? (long long)cell[index ? index[t] : t] * nsub : 0;
+        base[threadIdx.x] = (long long)c * nsub;
     __syncthreads();
     float v[GATHER_GROUPS][TILE / 8];
 #pragma unroll
@@ -106,7 +111,16 @@ static __global__ void __launch_bounds__(TILE * 8)
         for (int j = 0; j < TILE / 8; j++)
             tile[g * TILE + threadIdx.x][threadIdx.y + 8 * j] = v[g][j];
     __syncthreads();
-    if (t < n)
+    if (t < n && clamped) { /* fixed point */
+        int out = 0;
+        for (int r = threadIdx.y; r < nr; r += 8) {
+            float v = tile[r][threadIdx.x];
+            out |= fixedpoint_clamps(v);
+            ((int *)ws)[ws_at(x0 + r, t, wtile)] = fixedpoint_of(v);
+        }
+        if (out)
+            clamped[c] = 1;
+    } else if (t < n)
         for (int r = threadIdx.y; r < nr; r += 8)
             ws[ws_at(x0 + r, t, wtile)] = tile[r][threadIdx.x];
 }
@@ -126,14 +140,14 @@ static dim3 gather_grid(int n, int rows, int *per)
 
 static cudaError_t gather_launch(const float *chart, int nsub, const int *cell,
                                  const int *index, int n, const int *row, int rows, float *ws,
-                                 long long tile, cudaStream_t stream)
+                                 long long tile, unsigned char *clamped, cudaStream_t stream)
 {
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
     int per;
     dim3 grid = gather_grid(n, rows, &per);
     gather<<<grid, dim3(TILE, 8), 0, stream>>>(chart, nsub, cell, index, n, row, rows, ws, tile,
-                                              per);
+                                              per, clamped);
     return cudaGetLastError();
 }
 
@@ -141,19 +155,28 @@ extern "C" cudaError_t kernels_gather(const float *chart, int nsub, const int *c
                                       const int *row, int rows, float *ws, long long tile,
                                       cudaStream_t stream)
 {
-    return gather_launch(chart, nsub, cell, NULL, n, row, rows, ws, tile, stream);
+    return gather_launch(chart, nsub, cell, NULL, n, row, rows, ws, tile, NULL, stream);
+}
+
+extern "C" cudaError_t kernels_gather_fixed(const float *chart, int nsub, const int *cell,
+                                            int n, const int *row, int rows, int *ws,
+                                            long long tile, unsigned char *clamped,
+                                            cudaStream_t stream)
+{
+    return gather_launch(chart, nsub, cell, NULL, n, row, rows, (float *)ws, tile, clamped,
+                         stream);
 }
 
 extern "C" cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
                                             const int *index, int n, const int *row, int rows,
                                             float *ws, long long tile, cudaStream_t stream)
 {
-    return gather_launch(chart, nsub, cell, index, n, row, rows, ws, tile, stream);
+    return gather_launch(chart, nsub, cell, index, n, row, rows, ws, tile, NULL, stream);
 }
 
 static __global__ void reduce(const int *__restrict__ ws, long long wtile, int n,
                               const int *__restrict__ cell, const int *__restrict__ row,
-                              int rows, float *__restrict__ chart, int nsub)
+                              int rows, float *__restrict__ chart, int nsub, int fixed)
 {
     __shared__ float tile[TILE][TILE + 1];
     int t0 = blockIdx.x * TILE, x0 = blockIdx.y * TILE;
@@ -161,8 +184,9 @@ static __global__ void reduce(const int *__restrict__ ws, long long wtile, int n
     for (int k = threadIdx.y; k < TILE; k += blockDim.y) { /* read along work items */
         int xr = x0 + k;
         int key = t < n && xr < rows ? ws[ws_at(xr, t, wtile)] : 0;
-        tile[k][threadIdx.x] = t < n && xr < rows ? __int_as_float(floatkey(key))
-                                                  : -INFINITY; /* the key is its own inverse */
+        tile[k][threadIdx.x] = !(t < n && xr < rows) ? -INFINITY
+                               : fixed ? fixedpoint_to_float(key) /* a fixed-point maximum */
+                                       : __int_as_float(floatkey(key)); /* its own inverse */
     }
     __syncthreads();
     int x = x0 + threadIdx.x;
@@ -179,12 +203,12 @@ static __global__ void reduce(const int *__restrict__ ws, long long wtile, int n
 
 extern "C" cudaError_t kernels_reduce(const int *ws, long long tile, int n, const int *cell,
                                       const int *row, int rows, float *chart, int nsub,
-                                      cudaStream_t stream)
+                                      int fixed, cudaStream_t stream)
 {
     if (rows <= 0 || n <= 0)
         return cudaSuccess;
     dim3 grid((n + TILE - 1) / TILE, (rows + TILE - 1) / TILE), block(TILE, 8);
-    reduce<<<grid, block, 0, stream>>>(ws, tile, n, cell, row, rows, chart, nsub);
+    reduce<<<grid, block, 0, stream>>>(ws, tile, n, cell, row, rows, chart, nsub, fixed);
     return cudaGetLastError();
 }
 

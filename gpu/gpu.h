@@ -180,6 +180,9 @@ typedef struct gpu_dev_options {
     int part_mb;     /* MiB for the sum-product kernels' partial slots, which set
                         how many work items one launch takes (0: the default) */
     const char *ptxas; /* codegen_options.ptxas of every kernel (NULL: the default) */
+    int fixed;       /* Viterbi's binary rules in fixed point (util/fixedpoint.h; the charts
+                        CHART_FIXED's): CKY_ERR_LIMIT where the grammar's weights do not fit
+                        (codegen_fixed_check) */
     progress_sink progress; /* reports of the kernel compilation (util/progress.h) */
 } gpu_dev_options;
 
@@ -229,10 +232,13 @@ typedef struct gpu_dev {
     char *cache_dir; /* gpu_dev_options.cache_dir and .ptxas, copied (the sum-product */
     char *ptxas;     /* kernels may be compiled later) */
     progress_sink progress; /* gpu_dev_options.progress */
+    int fixed;       /* gpu_dev_options.fixed: the max-plus kernels and charts in fixed point */
     int *d_row[2];   /* class-local row -> global id, classes X and T */
     float *ws[3];    /* left, right, parent workspaces: width / KERNELS_TILE tiles */
     float *side_ws[3]; /* the same for the side stream's families */
     gpu_buffer pre, post;       /* device charts of the sub-batch */
+    gpu_buffer clamped;         /* fixed: a byte per cell of the sub-batch, set where the
+                                   gather clamped one of its scores (util/fixedpoint.h) */
     gpu_buffer d_items, h_items; /* gpu_items of the sub-batch */
     int profile;
     engine_pass pass;       /* of the step under way (set by the steps, for the statistics) */

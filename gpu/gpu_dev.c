@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/fixedpoint.h"
 #include "../util/workers.h"
 #include "internal.h"
 
@@ -214,8 +215,9 @@ static int compile_jobs(gpu_dev *d, int sum, compile_job job[1 + 3])
     for (int k = 0; k < n; k++)
         job[k] = (compile_job){.g = d->g, .cache_dir = d->cache_dir, .ptxas = d->ptxas,
                                .progress = d->progress,
-                               .semiring = k ? CODEGEN_SEMIRING_SUM_PRODUCT
-                                             : CODEGEN_SEMIRING_MAX_PLUS,
+                               .semiring = k       ? CODEGEN_SEMIRING_SUM_PRODUCT
+                                           : d->fixed ? CODEGEN_SEMIRING_FIXED
+                                                      : CODEGEN_SEMIRING_MAX_PLUS,
                                .role = k ? (codegen_role)(k - 1) : CODEGEN_ROLE_PARENT};
     return n;
 }
@@ -387,6 +389,12 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     d->block_tiles = o->block_tiles > 0 ? o->block_tiles : DEFAULT_BLOCK_TILES;
     d->part_bytes = (size_t)(o->part_mb > 0 ? o->part_mb : GPU_DEV_PART_MB) << 20;
     d->progress = o->progress;
+    d->fixed = o->fixed;
+    cky_status fst = d->fixed ? codegen_fixed_check(g) : CKY_OK;
+    if (fst) {
+        free(d);
+        return fst;
+    }
     if ((o->cache_dir && !(d->cache_dir = strdup(o->cache_dir))) ||
         (o->ptxas && !(d->ptxas = strdup(o->ptxas)))) {
         free(d->cache_dir);
@@ -434,6 +442,7 @@ void gpu_dev_free(gpu_dev *d)
     }
     gpu_buffer_free(&d->pre, 0);
     gpu_buffer_free(&d->post, 0);
+    gpu_buffer_free(&d->clamped, 0);
     gpu_buffer_free(&d->d_items, 0);
     gpu_buffer_free(&d->h_items, 1);
     for (int i = 0; i < d->cap_ev; i++) {
@@ -459,7 +468,8 @@ cky_status gpu_dev_reserve(gpu_dev *d, const plan *p, int host)
     if (host)
         return gpu_buffer_need(&d->h_items, ints * sizeof(int), 1);
     if ((st = gpu_buffer_need(&d->pre, floats * sizeof(float), 0)) ||
-        (st = gpu_buffer_need(&d->post, floats * sizeof(float), 0)))
+        (st = gpu_buffer_need(&d->post, floats * sizeof(float), 0)) ||
+        (d->fixed && (st = gpu_buffer_need(&d->clamped, (size_t)p->ncell, 0))))
         return st;
     return gpu_buffer_need(&d->d_items, ints * sizeof(int), 0);
 }
@@ -488,12 +498,21 @@ static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, pla
         if ((st = gpu_dev_prof_begin(d)))
             return st;
         int tiles = (n + KERNELS_TILE - 1) / KERNELS_TILE;
-        GPU_CHECK(kernels_fill(ws[2], tiles, rows_x * KERNELS_TILE, tile, CODEGEN_KEY_NINF,
-                               stream));
-        GPU_CHECK(kernels_gather(d->post.p, d->nsub, left + first, n, d->d_row[lc], cl->n[lc],
-                                 ws[0], tile, stream));
-        GPU_CHECK(kernels_gather(d->post.p, d->nsub, right + first, n, d->d_row[rc],
-                                 cl->n[rc], ws[1], tile, stream));
+        GPU_CHECK(kernels_fill(ws[2], tiles, rows_x * KERNELS_TILE, tile,
+                               d->fixed ? (unsigned)FIXEDPOINT_NINF : CODEGEN_KEY_NINF, stream));
+        if (d->fixed) {
+            GPU_CHECK(kernels_gather_fixed(d->post.p, d->nsub, left + first, n, d->d_row[lc],
+                                           cl->n[lc], (int *)ws[0], tile, d->clamped.p,
+                                           stream));
+            GPU_CHECK(kernels_gather_fixed(d->post.p, d->nsub, right + first, n, d->d_row[rc],
+                                           cl->n[rc], (int *)ws[1], tile, d->clamped.p,
+                                           stream));
+        } else {
+            GPU_CHECK(kernels_gather(d->post.p, d->nsub, left + first, n, d->d_row[lc],
+                                     cl->n[lc], ws[0], tile, stream));
+            GPU_CHECK(kernels_gather(d->post.p, d->nsub, right + first, n, d->d_row[rc],
+                                     cl->n[rc], ws[1], tile, stream));
+        }
         if ((st = gpu_dev_prof_end(d, GPU_STAGE_GATHER)) || (st = gpu_dev_prof_begin(d)))
             return st;
         for (int k = 0; k < part->nkernel; k++) {
@@ -514,7 +533,8 @@ static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, pla
             (st = gpu_dev_prof_begin(d)))
             return st;
         GPU_CHECK(kernels_reduce((const int *)ws[2], tile, n, parent + first,
-                                 d->d_row[CODEGEN_X], rows_x, d->pre.p, d->nsub, stream));
+                                 d->d_row[CODEGEN_X], rows_x, d->pre.p, d->nsub, d->fixed,
+                                 stream));
         if ((st = gpu_dev_prof_end(d, GPU_STAGE_REDUCE)))
             return st;
         gpu_dev_count(d, f, n, part->nrule);

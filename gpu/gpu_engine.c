@@ -258,6 +258,8 @@ static cky_status parse_sub(gpu_engine *e, const sentence *s, int n, int first,
         st = gpu_sum_begin_inside(e->sum, &p, e->h_lex.p, e->h_lexexp.p, rep, words);
     else
         TRY(kernels_fill(d->pre.p, p.ncell, d->nsub, d->nsub, KERNELS_NINF_BITS, d->stream));
+    if (d->fixed)
+        TRY(cudaMemsetAsync(d->clamped.p, 0, (size_t)p.ncell, d->stream));
     if (!sum)
         TRY(kernels_lexical(e->h_lex.p, NULL, rep, words, (int)p.nword, d->pre.p, NULL,
                             d->nsub, d->stream));

@@ -111,6 +111,13 @@ cudaError_t kernels_gather(const float *chart, int nsub, const int *cell, int n,
                            const int *row, int rows, float *ws, long long tile,
                            cudaStream_t stream);
 
+/* The same, into an int32 workspace of fixed-point values: WS(x, t) = fixedpoint_of(...)
+ * (util/fixedpoint.h; the fixed max-plus kernels' left and right workspaces), and
+ * clamped[cell[t]] = 1 where that clamps a score (fixedpoint_clamps). */
+cudaError_t kernels_gather_fixed(const float *chart, int nsub, const int *cell, int n,
+                                 const int *row, int rows, int *ws, long long tile,
+                                 unsigned char *clamped, cudaStream_t stream);
+
 /* The lexical layers of the one-word cells, in one launch: chart[cell[w] * nsub + x] =
  * lex[r * nsub + x] for w < nword, x < nsub, and (exps not NULL) cexp[cell[w]] = exps[r],
  * where r = row[w] (row NULL: w). lex, exps, row and cell may be pinned host memory (read
@@ -119,9 +126,10 @@ cudaError_t kernels_lexical(const float *lex, const int *exps, const int *row, c
                             int nword, float *chart, int *cexp, int nsub, cudaStream_t stream);
 
 /* Atomic max reduce of a parent workspace of keys (codegen.h's GPU contract):
- * chart[cell[t] * nsub + row[x]] = max(itself, key(WS(x, t))) for x < rows, t < n. */
+ * chart[cell[t] * nsub + row[x]] = max(itself, key(WS(x, t))) for x < rows, t < n; fixed:
+ * of fixed-point maxima, max(itself, fixedpoint_to_float(WS(x, t))). */
 cudaError_t kernels_reduce(const int *ws, long long tile, int n, const int *cell,
-                           const int *row, int rows, float *chart, int nsub,
+                           const int *row, int rows, float *chart, int nsub, int fixed,
                            cudaStream_t stream);
 
 /* Prepare the unary step for nsub substates on the current device: *lanes = the cells a

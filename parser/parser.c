@@ -244,6 +244,8 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
         p->opt.threads = cores > 0 ? (int)cores : 1;
     }
     cky_status st = CKY_OK;
+    /* (fixed point is for the max-plus passes: the exhaustive Viterbi decoder's) */
+    int fixed = opt->fixed && dec->semiring == CODEGEN_SEMIRING_MAX_PLUS && dec->passes;
     if (opt->engines > 1 || opt->test.fail_engine) { /* the test hook needs the pool */
         st = pool_start(p);
     } else {
@@ -257,6 +259,7 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
             cpu_engine_options co = {.threads = p->opt.threads, .width = opt->workspace,
                                      .cache_dir = opt->cache_dir,
                                      .sum = dec->semiring == CODEGEN_SEMIRING_SUM_PRODUCT,
+                                     .fixed = fixed,
                                      .progress = opt->progress};
             st = cpu_engine_new(g, &co, &p->cpu);
         } else if (opt->engine == PARSER_ENGINE_GPU) {
@@ -266,6 +269,7 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                   .chunk = opt->tune.chunk,
                                   .cache_dir = opt->cache_dir,
                                   .semiring = dec->semiring,
+                                  .fixed = fixed,
                                   .part_mb = opt->tune.part_mb,
                                   .ptxas = opt->tune.ptxas,
                                   .progress = opt->progress};

@@ -102,6 +102,10 @@ typedef struct parser_berkeley_output {
 typedef struct parser_options {
     parser_engine engine;
     parser_decoder decoder; /* with pruning: its final pass */
+    int fixed;              /* exhaustive Viterbi on the cpu and gpu engines: the binary rules
+                               in fixed point (util/fixedpoint.h; CHART_FIXED charts), not in
+                               float32; CKY_ERR_LIMIT from parser_new where the grammar's
+                               weights do not fit (codegen_fixed_check) */
     parser_prune prune;
     int prune_fallback;     /* pruned: a sentence without a tree is parsed again with the
                                accurate thresholds, then exhaustively (0: the jar's (())) */

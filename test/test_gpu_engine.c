@@ -1,6 +1,7 @@
 /* The GPU engine against the CPU generated path: bit-identical charts (both layers, every
  * cell), identical root scores and extraction arrays, whatever the workspace width and the
- * kernels' grid order, and the same bits twice. Skipped without a CUDA device.
+ * kernels' grid order, and the same bits twice; in float32 and in fixed point (both engines
+ * with .fixed). Skipped without a CUDA device.
  * CKY_GPU_TEST_GRAMMAR=PATH and CKY_GPU_TEST_MAXLEN=N run the chart comparison on another
  * grammar (device runs), with the kernel cache CKY_CACHE when it is set (else the build's
  * test cache). */
@@ -61,7 +62,7 @@ static void check_options(const char *spec, int nsent, int maxlen, int step,
     int n = dev_sentences(nsent < MAXSENT ? nsent : MAXSENT, maxlen, step, s);
     cr_assert_gt(n, 0);
     cpu_engine *cpu;
-    cpu_engine_options co = {.cache_dir = o.cache_dir};
+    cpu_engine_options co = {.cache_dir = o.cache_dir, .fixed = o.fixed};
     cr_assert_eq(cpu_engine_new(g, &co, &cpu), CKY_OK, "%s", cky_last_error());
     chart *want[MAXSENT];
     cr_assert_eq(cpu_engine_parse(cpu, s, n, want), CKY_OK, "%s", cky_last_error());
@@ -73,7 +74,7 @@ static void check_options(const char *spec, int nsent, int maxlen, int step,
         double root[MAXSENT];
         viterbi_node *nodes[MAXSENT];
         chart *got[MAXSENT];
-        cr_assert_eq(gpu_viterbi_parse(dec, s, n, root, nodes, got), CKY_OK, "%s",
+        cr_assert_eq(gpu_viterbi_parse(dec, s, n, root, nodes, got, NULL), CKY_OK, "%s",
                      cky_last_error());
         for (int k = 0; k < n; k++) {
             char msg[256];
@@ -112,6 +113,14 @@ static void check_grammar(const char *spec, int nsent, int maxlen, int step, int
 {
     check_options(spec, nsent, maxlen, step,
                   (gpu_dev_options){.width = width, .chunk = -1, .cache_dir = test_cache()});
+}
+
+/* The same in fixed point. */
+static void check_fixed(const char *spec, int nsent, int maxlen, int step, int width)
+{
+    check_options(spec, nsent, maxlen, step,
+                  (gpu_dev_options){.width = width, .chunk = -1, .cache_dir = test_cache(),
+                                    .fixed = 1});
 }
 
 Test(gpu_engine, charts_bit_identical_sample_sm1, .timeout = 300)
@@ -168,4 +177,28 @@ Test(gpu_engine, charts_bit_identical_env_grammar, .timeout = 1800)
         cr_skip_test("set CKY_GPU_TEST_GRAMMAR to compare another grammar's charts");
     const char *ml = getenv("CKY_GPU_TEST_MAXLEN");
     check_grammar(spec, 16, ml ? atoi(ml) : 30, 7, 0);
+}
+
+/* Fixed point: 37 work items per workspace (partial tiles, many launches), then the
+ * default width. */
+Test(gpu_engine, fixed_point_charts_bit_identical_sample_sm1, .timeout = 300)
+{
+    check_fixed(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 8, 20, 3, 37);
+    check_fixed(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 12, 25, 1, 0);
+}
+
+Test(gpu_engine, fixed_point_charts_bit_identical_sample_sm3_native, .timeout = 600)
+{
+    check_fixed(CKY_SHARED "/grammars/sample-sm3/sample-sm3.gr", 6, 20, 5, 0);
+}
+
+/* Fixed point, the grammar named by the environment, when CKY_GPU_TEST_FIXED is set too. */
+Test(gpu_engine, fixed_point_charts_bit_identical_env_grammar, .timeout = 1800)
+{
+    const char *spec = getenv("CKY_GPU_TEST_GRAMMAR");
+    if (!spec || !getenv("CKY_GPU_TEST_FIXED"))
+        cr_skip_test("set CKY_GPU_TEST_GRAMMAR and CKY_GPU_TEST_FIXED to compare another "
+                     "grammar's fixed-point charts");
+    const char *ml = getenv("CKY_GPU_TEST_MAXLEN");
+    check_fixed(spec, 16, ml ? atoi(ml) : 30, 7, 0);
 }

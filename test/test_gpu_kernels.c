@@ -476,7 +476,7 @@ Test(gpu_kernels, reduce)
         dev_guarded d_chart = up(layer, (size_t)ncell * nsub, sizeof *layer);
         ref_reduce(ws, tile, n, cell, row, rows, layer, nsub);
         dev_guarded d_ws = up(ws, words, 4), d_cell = up(cell, n, 4), d_row = up(row, rows, 4);
-        CUDA_OK(kernels_reduce(d_ws.p, tile, n, d_cell.p, d_row.p, rows, d_chart.p, nsub, 0));
+        CUDA_OK(kernels_reduce(d_ws.p, tile, n, d_cell.p, d_row.p, rows, d_chart.p, nsub, 0, 0));
         char what[128];
         snprintf(what, sizeof what, "kernels_reduce n %d, rows %d", n, rows);
         cmp_grid g = {(size_t)nsub, {"cell", "substate"}};
@@ -1152,9 +1152,9 @@ Test(gpu_kernels, viterbi_launch)
     dev_guarded d_nodes = dev_guarded_new((size_t)nnode * sizeof(viterbi_node), NULL);
     dev_guarded d_status = dev_guarded_new(NSENT * 4, NULL);
     CUDA_OK(viterbi_gpu_launch(&t->dev, d_pre.p, d_post.p, nsub, 0, d_n.p, d_cell0.p, d_node0.p,
-                               d_nodes.p, d_status.p, 0));
+                               d_nodes.p, d_status.p, 0, 0));
     CUDA_OK(viterbi_gpu_launch(&t->dev, d_pre.p, d_post.p, nsub, NSENT, d_n.p, d_cell0.p,
-                               d_node0.p, d_nodes.p, d_status.p, 0));
+                               d_node0.p, d_nodes.p, d_status.p, 0, 0));
     const char *what = "viterbi_gpu_launch, sample-sm1, sentences of 1 .. 10 words and one of 0";
     cmp_grid gn = {5, {"node", "field (width, top_sym, top_sub, bot_sym, bot_sub)"}};
     cmp_grid gs = {1, {"sentence", NULL}};

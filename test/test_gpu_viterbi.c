@@ -202,7 +202,7 @@ static void gpu_extract(const grammar *g, chart *const *c, int nsent, viterbi_no
     CUDA_OK(cudaMemset(d_nodes, 0xff, nnodes * sizeof(viterbi_node)));
 
     cr_assert_eq(viterbi_gpu_run(t, d_pre, d_post, nsub, nsent, d_n, d_cell0, d_node0, d_nodes,
-                              d_status, 0),
+                              d_status, 0, 0),
                  CKY_OK, "%s", cky_last_error());
     CUDA_OK(cudaDeviceSynchronize());
 

@@ -5,6 +5,8 @@
  *   - cpu: the cpu engine's float charts, then the same extraction;
  *   - gpu: the gpu engine's device charts and the GPU extraction (viterbi_gpu.h), bit for
  *     bit the host's; the Berkeley back-trace runs on the host over charts copied back.
+ * In fixed point (the engines' .fixed) a sentence one of whose scores left the range
+ * (chart.out_of_range) is parsed again by the ref engine (parse_result.exact).
  * Trees are un-annotated into Penn Treebank trees (tree_unannotate). */
 #include <math.h>
 #include <stdlib.h>
@@ -82,6 +84,15 @@ static cky_status ref_one(void *arg, long k, int worker)
     return CKY_OK;
 }
 
+/* Sentence s again with the ref engine, its fixed-point result replaced (parse_result.exact). */
+static void redo_exact(const decoder_env *env, const sentence *s, parse_result *r)
+{
+    parse_result_clear(r);
+    ref_job j = {env, s, r};
+    ref_one(&j, 0, 0);
+    r->exact = 1;
+}
+
 static cky_status ref_part_parse(void *state, const sentence *s, int n, parse_result *out)
 {
     const decoder_env *env = state;
@@ -99,7 +110,10 @@ static cky_status cpu_part_parse(void *state, const sentence *s, int n, parse_re
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     cky_status st = cpu_engine_parse(env->cpu, s, n, charts);
     for (int k = 0; k < n && !st; k++) {
-        from_chart(env, charts[k], s[k].words, &out[k]);
+        if (charts[k]->out_of_range)
+            redo_exact(env, &s[k], &out[k]);
+        else
+            from_chart(env, charts[k], s[k].words, &out[k]);
         chart_free(charts[k]);
     }
     free(charts);
@@ -145,11 +159,14 @@ static cky_status gpu_part_parse(void *state, const sentence *s, int n, parse_re
     double *root = calloc(len, sizeof *root);
     viterbi_node **nodes = calloc(len, sizeof *nodes);
     chart **charts = berkeley ? calloc(len, sizeof *charts) : NULL;
-    cky_status st = !root || !nodes || (berkeley && !charts)
+    unsigned char *range = malloc(len);
+    cky_status st = !root || !nodes || (berkeley && !charts) || !range
                         ? cky_fail(CKY_ERR_NOMEM, "out of memory")
-                        : gpu_viterbi_parse(m->v, s, n, root, nodes, charts);
+                        : gpu_viterbi_parse(m->v, s, n, root, nodes, charts, range);
     for (int k = 0; k < n && !st; k++) {
-        if (charts)
+        if (range[k])
+            redo_exact(m->env, &s[k], &out[k]);
+        else if (charts)
             from_chart(m->env, charts[k], s[k].words, &out[k]);
         else
             from_nodes(m->env->g, nodes[k], s[k].n, s[k].words, root[k], &out[k]);
@@ -160,6 +177,7 @@ static cky_status gpu_part_parse(void *state, const sentence *s, int n, parse_re
     free(root);
     free(nodes);
     free(charts);
+    free(range);
     return st;
 }
 

@@ -26,6 +26,7 @@ struct gpu_viterbi {
     double *root;
     viterbi_node **nodes;
     chart **charts;
+    unsigned char *out_of_range;
 };
 
 /* The per-sentence arrays of a sub-batch of n sentences in one buffer (host or device). */
@@ -118,7 +119,8 @@ static cky_status download_charts(gpu_viterbi *v, gpu_dev *d, const plan *p, cha
     for (int k = 0; k < p->n; k++) {
         size_t cn = chart_ncells(p->len[k]) * nsub;
         float *buf = malloc(2 * cn * sizeof *buf);
-        cky_status st = buf ? chart_new(p->len[k], d->nsub, CHART_FLOAT, &charts[k])
+        cky_status st = buf ? chart_new(p->len[k], d->nsub, d->fixed ? CHART_FIXED : CHART_FLOAT,
+                                        &charts[k])
                             : cky_fail(CKY_ERR_NOMEM, "out of memory");
         if (!st)
             st = GPU_STATUS(cudaMemcpy(buf, (float *)d->pre.p + p->cell0[k] * nsub,
@@ -137,6 +139,30 @@ static cky_status download_charts(gpu_viterbi *v, gpu_dev *d, const plan *p, cha
     return CKY_OK;
 }
 
+/* Fixed point: which sentences had a score clamped (gpu_dev.clamped, per cell). */
+static cky_status download_range(gpu_viterbi *v, gpu_dev *d, const plan *p, int first)
+{
+    if (!d->fixed) {
+        memset(v->out_of_range + first, 0, (size_t)p->n);
+        return CKY_OK;
+    }
+    unsigned char *h = malloc((size_t)p->ncell);
+    if (!h)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    cky_status st = GPU_STATUS(cudaMemcpy(h, d->clamped.p, (size_t)p->ncell,
+                                          cudaMemcpyDeviceToHost));
+    for (int k = 0; k < p->n && !st; k++) {
+        unsigned char any = 0;
+        for (size_t c = 0; c < chart_ncells(p->len[k]); c++)
+            any |= h[p->cell0[k] + c];
+        v->out_of_range[first + k] = any;
+        if (v->charts)
+            v->charts[first + k]->out_of_range = any;
+    }
+    free(h);
+    return st;
+}
+
 /* gpu_decoder.finish: root scores, extraction, download, results. */
 static cky_status finish(void *ctx, gpu_dev *d, const plan *p, int first)
 {
@@ -151,7 +177,7 @@ static cky_status finish(void *ctx, gpu_dev *d, const plan *p, int first)
     cky_status st = gpu_dev_prof_begin(d);
     if (!st)
         st = viterbi_gpu_run(d->tables, d->pre.p, d->post.p, d->nsub, n, dm.n, dm.cell0,
-                             dm.node0, d_nodes, d_status, d->stream);
+                             dm.node0, d_nodes, d_status, d->fixed, d->stream);
     if (!st)
         st = gpu_dev_prof_end(d, v->stage);
     if (st)
@@ -187,6 +213,8 @@ static cky_status finish(void *ctx, gpu_dev *d, const plan *p, int first)
     }
     if (!st && v->charts) /* copied back on request */
         st = download_charts(v, d, p, v->charts + first);
+    if (!st)
+        st = download_range(v, d, p, first);
     d->stats.seconds[GPU_STAGE_TRANSFER] += clock_seconds() - t3;
     return st;
 }
@@ -206,8 +234,11 @@ static void discard(void *ctx, int first, int n)
 }
 
 cky_status gpu_viterbi_parse(gpu_viterbi *v, const sentence *s, int n, double *root,
-                             viterbi_node **nodes, chart **charts)
+                             viterbi_node **nodes, chart **charts, unsigned char *out_of_range)
 {
+    unsigned char *none = out_of_range ? NULL : malloc((size_t)(n ? n : 1));
+    if (!out_of_range && !none)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
     for (int k = 0; k < n; k++) {
         nodes[k] = NULL;
         if (charts)
@@ -216,18 +247,21 @@ cky_status gpu_viterbi_parse(gpu_viterbi *v, const sentence *s, int n, double *r
     v->root = root;
     v->nodes = nodes;
     v->charts = charts;
+    v->out_of_range = out_of_range ? out_of_range : none;
     gpu_decoder dec = {v, CODEGEN_SEMIRING_MAX_PLUS, 1u << ENGINE_PASS_INSIDE, sentence_bytes,
                        prepare, finish, discard};
     cky_status st = gpu_engine_parse(v->e, s, n, &dec);
     v->root = NULL;
     v->nodes = NULL;
     v->charts = NULL;
+    v->out_of_range = NULL;
+    free(none);
     return st;
 }
 
 cky_status viterbi_gpu_run(const gpu_rule_tables *t, const float *pre, const float *post,
                            int nsub, int nsent, const int *n, const long long *cell0,
-                           const int *node0, viterbi_node *nodes, int *status,
+                           const int *node0, viterbi_node *nodes, int *status, int fixed,
                            cudaStream_t stream)
 {
     if (!t || nsub != t->dev.nsub || nsent < 0)
@@ -236,6 +270,6 @@ cky_status viterbi_gpu_run(const gpu_rule_tables *t, const float *pre, const flo
     if (nsent == 0)
         return CKY_OK;
     GPU_CHECK(viterbi_gpu_launch(&t->dev, pre, post, nsub, nsent, n, cell0, node0, nodes,
-                                 status, stream));
+                                 status, fixed, stream));
     return CKY_OK;
 }

@@ -14,6 +14,7 @@
 #include "viterbi_kernels.h"
 
 #include "../../chart/cell.h"
+#include "../../util/fixedpoint.h"
 
 #include <climits>
 #include <cmath>
@@ -38,7 +39,7 @@ __device__ __forceinline__ int block_min(int v, int *slot, int &round)
 __global__ void __launch_bounds__(KV_THREADS)
 viterbi_gpu_kernel(gpu_rules t, const float *__restrict__ pre, const float *__restrict__ post,
                 int nsub, const int *__restrict__ n_of, const long long *__restrict__ cell0_of,
-                const int *__restrict__ node0_of, viterbi_node *nodes_all, int *status)
+                const int *__restrict__ node0_of, viterbi_node *nodes_all, int *status, int fixed)
 {
     __shared__ int slot[3];
     const int s = blockIdx.x, tid = threadIdx.x;
@@ -111,12 +112,14 @@ viterbi_gpu_kernel(gpu_rules t, const float *__restrict__ pre, const float *__re
             const float *L = post + (size_t)(c0 + (long long)chart_cell(n, i, k)) * ns;
             const float *R = post + (size_t)(c0 + (long long)chart_cell(n, k, j)) * ns;
             int mine = INT_MAX;
-            for (int e = e0 + tid; e < e1; e += KV_THREADS)
-                if (__fadd_rn(__fadd_rn(L[t.bin_left[e]], R[t.bin_right[e]]), t.bin_w[e]) ==
-                    btarget) {
+            for (int e = e0 + tid; e < e1; e += KV_THREADS) {
+                float l = L[t.bin_left[e]], r = R[t.bin_right[e]];
+                if ((fixed ? fixedpoint_binary(t.bin_w[e], l, r)
+                           : __fadd_rn(__fadd_rn(l, r), t.bin_w[e])) == btarget) {
                     mine = e;
                     break;
                 }
+            }
             best = block_min(mine, slot, round);
             if (best != INT_MAX)
                 break;
@@ -147,10 +150,11 @@ viterbi_gpu_kernel(gpu_rules t, const float *__restrict__ pre, const float *__re
 extern "C" cudaError_t viterbi_gpu_launch(const gpu_rules *dev, const float *pre,
                                        const float *post, int nsub, int nsent, const int *n,
                                        const long long *cell0, const int *node0,
-                                       viterbi_node *nodes, int *status, cudaStream_t stream)
+                                       viterbi_node *nodes, int *status, int fixed,
+                                       cudaStream_t stream)
 {
     if (nsent > 0)
         viterbi_gpu_kernel<<<nsent, KV_THREADS, 0, stream>>>(*dev, pre, post, nsub, n, cell0,
-                                                          node0, nodes, status);
+                                                          node0, nodes, status, fixed);
     return cudaGetLastError();
 }

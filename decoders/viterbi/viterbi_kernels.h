@@ -12,7 +12,8 @@
  *     w) of the parent substate, the smallest (global left id, global right id) whose float
  *     (post[left] + post[right]) + w equals pre; the first split with a match wins.
  * The arithmetic is CHART_FLOAT's (chart/chart.h): w is the grammar's double score cast to
- * float, and the two adds are done in that order, rounded to nearest, never fused. The
+ * float, and the two adds are done in that order, rounded to nearest, never fused; with
+ * `fixed`, CHART_FIXED's (fixedpoint_binary of the same float w and children). The
  * searches run over the rule tables of the GPU backend (gpu_rules, gpu/kernels.h), whose
  * entries are sorted so that the smallest matching key is the smallest matching index. */
 #ifndef CKY_DECODERS_VITERBI_KERNELS_H
@@ -42,13 +43,14 @@ enum {
  *   - pre, post: the batch device chart of gpu/kernels.h, nsub (= dev->nsub) floats per cell
  *     layer; sentence s has n[s] words and its cells start at cell0[s];
  *   - nodes: sentence s gets its 2 n[s] - 1 nodes at nodes[node0[s] ...], in prefix order,
- *     exactly as viterbi_extract_array on the CHART_FLOAT chart of the same scores;
+ *     exactly as viterbi_extract_array on the CHART_FLOAT (fixed: CHART_FIXED) chart of the
+ *     same scores;
  *   - status[s]: VITERBI_GPU_OK, VITERBI_GPU_NO_PARSE or VITERBI_GPU_INCONSISTENT.
  * No checks (viterbi_gpu_run makes them). Returns cudaGetLastError(). */
 cudaError_t viterbi_gpu_launch(const gpu_rules *dev, const float *pre, const float *post,
                                int nsub, int nsent, const int *n, const long long *cell0,
                                const int *node0, viterbi_node *nodes, int *status,
-                               cudaStream_t stream);
+                               int fixed, cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -69,9 +69,16 @@ cky_status cpu_engine_new(const grammar *g, const cpu_engine_options *opt, cpu_e
     o.host = 1;
     o.cache_dir = opt->cache_dir;
     o.progress = e->progress = opt->progress;
+    e->fixed = opt->fixed;
+    o.semiring = e->fixed ? CODEGEN_SEMIRING_FIXED : CODEGEN_SEMIRING_MAX_PLUS;
+    cky_status st = e->fixed ? codegen_fixed_check(g) : CKY_OK;
+    if (st) {
+        cpu_engine_free(e);
+        return st;
+    }
     /* one stage of progress for all the programs compiled now */
     progress_report(&e->progress, PROGRESS_COMPILE, PROGRESS_BEGIN, NULL, 0, 0, 0);
-    cky_status st = codegen_compile(g, &o, &e->prog);
+    st = codegen_compile(g, &o, &e->prog);
     const codegen_program *sum;
     for (int role = 0; opt->sum && role < 3 && !st; role++)
         st = cpu_program(e, CODEGEN_SEMIRING_SUM_PRODUCT, (codegen_role)role, &sum);
@@ -141,21 +148,34 @@ void cpu_engine_free(cpu_engine *e)
 
 double cpu_engine_rule_evaluations(const cpu_engine *e) { return e->evaluations; }
 
-/* Copy-transpose: column t of `ws` gets the class rows of `cell` (span-major, global ids). */
-static void gather(const codegen_classes *c, codegen_class cls, const double *cell, float *ws,
-                   int t, int width)
+/* Copy-transpose: column t of `ws` gets the class rows of `cell` (span-major, global ids);
+ * fixed: as fixed-point int32 values, and whether one of them was clamped is returned. */
+static int gather(const codegen_classes *c, codegen_class cls, const double *cell, float *ws,
+                  int t, int width, int fixed)
 {
     const int *global = c->global[cls];
-    for (int x = 0; x < c->n[cls]; x++)
-        ws[(size_t)x * width + t] = (float)cell[global[x]];
+    int *wi = (int *)ws, clamped = 0;
+    for (int x = 0; x < c->n[cls]; x++) {
+        float v = (float)cell[global[x]];
+        if (fixed) {
+            clamped |= fixedpoint_clamps(v);
+            wi[(size_t)x * width + t] = fixedpoint_of(v);
+        } else {
+            ws[(size_t)x * width + t] = v;
+        }
+    }
+    return clamped;
 }
 
 /* Max-reduce column t of the parent workspace into the pre-unary layer of its cell. */
-static void reduce(const codegen_classes *c, const float *ws, int t, int width, double *cell)
+static void reduce(const codegen_classes *c, const float *ws, int t, int width, double *cell,
+                   int fixed)
 {
     const int *global = c->global[CODEGEN_X];
+    const int *wi = (const int *)ws;
     for (int x = 0; x < c->n[CODEGEN_X]; x++) {
-        double v = ws[(size_t)x * width + t];
+        size_t at = (size_t)x * width + t;
+        double v = fixed ? fixedpoint_to_float(wi[at]) : ws[at];
         if (v > cell[global[x]])
             cell[global[x]] = v;
     }
@@ -251,16 +271,22 @@ static cky_status cpu_binary(void *ctx, const plan *p, engine_pass pass, codegen
         const int *left = b->left + first, *right = b->right + first;
         const int *parent = b->parent + first, *sent = b->sent + first;
         for (size_t m = 0; m < parent_size; m++)
-            e->parent[m] = -INFINITY;
+            if (e->fixed)
+                ((int *)e->parent)[m] = FIXEDPOINT_NINF;
+            else
+                e->parent[m] = -INFINITY;
         for (int t = 0; t < n; t++) {
-            gather(cls, lc, cell_post(b, p, sent[t], left[t]), e->left, t, e->width);
-            gather(cls, rc, cell_post(b, p, sent[t], right[t]), e->right, t, e->width);
+            int out = gather(cls, lc, cell_post(b, p, sent[t], left[t]), e->left, t, e->width,
+                             e->fixed);
+            out |= gather(cls, rc, cell_post(b, p, sent[t], right[t]), e->right, t, e->width,
+                          e->fixed);
+            b->ch[sent[t]]->out_of_range |= out;
         }
         cky_status st = cpu_run_family(e, e->prog, f, n);
         if (st)
             return st;
         for (int t = 0; t < n; t++)
-            reduce(cls, e->parent, t, e->width, cell_pre(b, p, sent[t], parent[t]));
+            reduce(cls, e->parent, t, e->width, cell_pre(b, p, sent[t], parent[t]), e->fixed);
     }
     return CKY_OK;
 }
@@ -287,7 +313,7 @@ cky_status cpu_engine_parse(cpu_engine *e, const sentence *s, int n, chart **out
     cky_status st = !ch || !len ? cky_fail(CKY_ERR_NOMEM, "out of memory") : CKY_OK;
     for (int k = 0; k < n && !st; k++) {
         len[k] = s[k].n;
-        st = chart_new(s[k].n, e->g->nsub_total, CHART_FLOAT, &ch[k]);
+        st = chart_new(s[k].n, e->g->nsub_total, e->fixed ? CHART_FIXED : CHART_FLOAT, &ch[k]);
         if (!st)
             st = ref_fill_lexical(e->g, ch[k], s[k].words);
     }

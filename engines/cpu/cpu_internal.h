@@ -10,13 +10,14 @@
 
 struct cpu_engine {
     const grammar *g;
-    codegen_program *prog;     /* max-plus kernels */
+    codegen_program *prog;     /* max-plus kernels (fixed: in fixed point) */
     codegen_program *prog_sum[3]; /* sum-product kernels by codegen_role, compiled on first
                                      use (cpu_program) */
     sum_rules *rules;          /* the sum-product passes' unary tables, made on first use */
     char *cache_dir;           /* the options' kernel cache, copied (NULL: default) */
     progress_sink progress;    /* the options' reports of the kernel compilation */
     int threads, width;
+    int fixed;                    /* the max-plus kernels and charts in fixed point */
     float *left, *right, *parent; /* workspaces: rows x width, inside guard regions */
     size_t ws_size;               /* floats per workspace, guards excluded */
     double evaluations;

@@ -14,6 +14,9 @@
  *                     gap to the double root score must be >= 0, below --max-gap and below
  *                     the rounding bound of the two trees (see check_double_one).
  *
+ * With --arith fixed the cpu engine runs its fixed-point kernels (util/fixedpoint.h) and
+ * --against float compares with the reference in that arithmetic (CHART_FIXED).
+ *
  * Not part of the Criterion suite: a standalone program over the whole dev set (minutes),
  * run by tools/check-cpu. Exit status: 0 all checks passed, 1 a mismatch or an error,
  * 2 a usage error. */
@@ -66,6 +69,8 @@ static const char usage_text[] =
     "      --against MODE      float: charts bit-identical to the float32 reference, trees\n"
     "                          identical; double: trees against the double reference, gaps\n"
     "                          of differing trees within float32 rounding\n"
+    "      --arith float|fixed the cpu engine's binary arithmetic (default float); --against\n"
+    "                          float then compares with the reference in the same one\n"
     "      --max-length N      check sentences of 1..N words (default 40)\n"
     "      --threads N         CPU threads (default: one per core)\n"
     "      --batch N           sentences per cpu engine batch (default 32)\n"
@@ -76,6 +81,7 @@ static const char usage_text[] =
 typedef struct options {
     const char *grammar, *input;
     int against_double;
+    int fixed; /* --arith fixed */
     int max_length, threads, batch;
     double min_agree, max_gap;
 } options;
@@ -115,11 +121,13 @@ static int parse_double(const char *s, double lo, double hi, double *out)
 /* Returns 0, or the exit status of a usage error (or -1 after --help). */
 static int read_options(int argc, char **argv, options *o)
 {
-    enum { OPT_AGAINST = 256, OPT_MAXLEN, OPT_THREADS, OPT_BATCH, OPT_AGREE, OPT_GAP };
+    enum { OPT_AGAINST = 256, OPT_MAXLEN, OPT_THREADS, OPT_BATCH, OPT_AGREE, OPT_GAP,
+           OPT_ARITH };
     static const struct option longs[] = {
         {"grammar", required_argument, 0, 'g'},
         {"input", required_argument, 0, 'i'},
         {"against", required_argument, 0, OPT_AGAINST},
+        {"arith", required_argument, 0, OPT_ARITH},
         {"max-length", required_argument, 0, OPT_MAXLEN},
         {"threads", required_argument, 0, OPT_THREADS},
         {"batch", required_argument, 0, OPT_BATCH},
@@ -143,6 +151,11 @@ static int read_options(int argc, char **argv, options *o)
                 o->against_double = 1;
             else
                 return usage_error("--against takes float or double, not '%s'", optarg);
+            break;
+        case OPT_ARITH:
+            if (strcmp(optarg, "float") && strcmp(optarg, "fixed"))
+                return usage_error("--arith takes float or fixed, not '%s'", optarg);
+            o->fixed = !strcmp(optarg, "fixed");
             break;
         case OPT_MAXLEN:
             if (!parse_int(optarg, 1, 100000, &o->max_length))
@@ -371,11 +384,12 @@ static void compare_best(const grammar *g, const best *a, const best *b, int n, 
                  g->name[b->nodes[p].bot_sym], b->nodes[p].bot_sub, b->nodes[p].width);
 }
 
-/* --against float: the cpu chart against the float32 reference, then both exact trees. */
+/* --against float: the cpu chart against the float32 reference (fixed: the reference in
+ * fixed point), then both exact trees. */
 static void check_float_one(const grammar *g, const sentence *s, const chart *cpu, verdict *v)
 {
     chart *ref;
-    if (ref_parse(g, s->words, s->n, CHART_FLOAT, &ref)) {
+    if (ref_parse(g, s->words, s->n, cpu->mode, &ref)) {
         verdict_error(v, "float reference");
         return;
     }
@@ -566,8 +580,9 @@ static double percent(long a, long b) { return b ? 100.0 * (double)a / (double)b
 /* Print the summary line; returns the exit status. */
 static int summarize(const options *o, const sentence_list *c, const tally *t, double seconds)
 {
-    printf("%s on %s, --against %s, 1..%d words: %ld sentences checked (%ld skipped), ",
-           o->grammar, o->input, o->against_double ? "double" : "float", o->max_length,
+    printf("%s on %s, --arith %s, --against %s, 1..%d words: %ld sentences checked (%ld "
+           "skipped), ", o->grammar, o->input, o->fixed ? "fixed" : "float",
+           o->against_double ? "double" : "float", o->max_length,
            t->checked, c->skipped);
     if (!o->against_double) {
         int ok = t->errors == 0 && t->chart_same == t->checked && t->tree_same == t->checked;
@@ -606,7 +621,8 @@ int main(int argc, char **argv)
     if (grammar_load(o.grammar, &g)) {
         fprintf(stderr, PROG ": %s\n", cky_last_error());
         rc = 1;
-    } else if (cpu_engine_new(g, &(cpu_engine_options){.threads = o.threads}, &e)) {
+    } else if (cpu_engine_new(g, &(cpu_engine_options){.threads = o.threads, .fixed = o.fixed},
+                              &e)) {
         fprintf(stderr, PROG ": cpu engine for %s: %s\n", o.grammar, cky_last_error());
         rc = 1;
     } else {
