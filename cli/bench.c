@@ -204,8 +204,8 @@ static int measure_buckets(parser *p, const sentence *s, int n, parse_result *r,
  * argument or NULL), the trees going to another temporary file; both are removed. Returns 0
  * or 1 after an error on stderr. */
 static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxlen,
-                          const parser_options *popt, const char *decoder, const char *devices,
-                          bench_e2e *out)
+                          const parser_options *popt, int fixed, const char *decoder,
+                          const char *devices, bench_e2e *out)
 {
     const char *tmp = getenv("TMPDIR");
     char dir[4096], in[4200], outp[4200], num[4][32];
@@ -243,10 +243,8 @@ static int run_end_to_end(const char *gpath, const sentence *s, int n, int maxle
             argv[argc++] = "--workspace";
             argv[argc++] = num[2];
         }
-        if (popt->fixed) {
-            argv[argc++] = "--arith";
-            argv[argc++] = "fixed";
-        }
+        argv[argc++] = "--arith"; /* as the bench's own parser chose */
+        argv[argc++] = fixed ? "fixed" : "float";
         argv[argc] = NULL;
         cli_parse_timing t = {0};
         int prc = cli_parse_timed(argc, argv, &t);
@@ -426,6 +424,8 @@ int cli_bench(int argc, char **argv)
     bench_run b = {.s = s, .n = n, .words = words, .maxlen = maxlen, .repeat = repeat,
                    .json = json, .width = width, .gpu = gpu, .prune = popt.prune, .g = g};
     popt.prune_levels = popt.prune != PARSER_PRUNE_NONE;
+    /* the arithmetic of exhaustive Viterbi's binary rules (the pruned passes are the ref's) */
+    int fixed = popt.prune == PARSER_PRUNE_NONE && parser_arith_fixed(g, &popt);
     for (int d = 0; d < PARSER_NDECODER; d++) {
         if (decoder >= 0 && d != decoder)
             continue;
@@ -464,7 +464,7 @@ int cli_bench(int argc, char **argv)
         /* the end-to-end run makes its own parser: this one gives the device memory back */
         parser_free(p);
         p = NULL;
-        if ((rc = run_end_to_end(gpath, s, n, maxlen, &popt, w->dec->name, devices,
+        if ((rc = run_end_to_end(gpath, s, n, maxlen, &popt, fixed, w->dec->name, devices,
                                  &w->e2e)))
             goto done;
     }
@@ -474,7 +474,7 @@ int cli_bench(int argc, char **argv)
         threads = cores > 0 ? (int)cores : 1;
     }
     bench_header h = {gpath, input, gpu ? "gpu" : "cpu", gpu ? device : "cpu", workspace,
-                      threads, grammar_seconds, popt.fixed ? "fixed" : "float"};
+                      threads, grammar_seconds, fixed ? "fixed" : "float"};
     if (json)
         bench_print_json(&b, &h, rows, nrow);
     else

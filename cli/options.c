@@ -71,9 +71,10 @@ static int find_switch(const char *s, int *out) { return find_in(switches, s, ou
 static const char *switch_names(void) { return "on, off"; }
 
 static int find_backtrace(const char *s, int *out) { return find_in(backtraces, s, out); }
-static const char *const ariths[] = {"float", "fixed", NULL};
+static const char *const ariths[] = {[PARSER_ARITH_AUTO] = "auto", [PARSER_ARITH_FLOAT] = "float",
+                                     [PARSER_ARITH_FIXED] = "fixed", NULL};
 static int find_arith(const char *s, int *out) { return find_in(ariths, s, out); }
-static const char *arith_names(void) { return "float, fixed"; }
+static const char *arith_names(void) { return "auto, float, fixed"; }
 static int find_semiring(const char *s, int *out) { return find_in(semirings, s, out); }
 static int find_role(const char *s, int *out) { return find_in(roles, s, out); }
 static const char *backtrace_names(void) { return "exact, berkeley"; }
@@ -112,11 +113,14 @@ static const option_def table[CLI_NOPT] = {
                        "parser's own back-trace (first derivation within relative 1e-5), to "
                        "match its trees; Viterbi only",
                        find_backtrace, backtrace_names},
-    [CLI_ARITH] = {"arith", 0, "float|fixed", CHOICE, 0, 0, "float",
+    [CLI_ARITH] = {"arith", 0, "auto|float|fixed", CHOICE, 0, 0, "auto",
                    "the arithmetic of the exhaustive Viterbi pass's binary rules on the cpu "
                    "and gpu engines: float (float32) or fixed (int32 in units of 2^-16 nats, "
-                   "one instruction a rule on Hopper GPUs); their trees agree with the exact "
-                   "ones alike. A grammar whose weights fit no fixed point is refused",
+                   "one instruction a rule on Hopper GPUs, where it is faster); their trees "
+                   "agree with the exact ones alike. auto: fixed on the cpu engine and on GPUs "
+                   "of compute capability 9.0 or later, float on others and for a grammar "
+                   "whose weights fit no fixed point (said on stderr); fixed refuses such a "
+                   "grammar",
                    find_arith, arith_names},
     [CLI_DEVICE] = {"device", 0, "N", NUMBER(0, 1024), "0", "CUDA device of the gpu engine"},
     [CLI_DEVICES] = {"devices", 0, "LIST|all", TEXT, 0, 0, NULL,
@@ -464,7 +468,7 @@ int cli_args_parser(const char *cmd, const cli_args *a, parser_options *o)
     if (a->given[CLI_BACKTRACE])
         o->backtrace = (viterbi_mode)a->num[CLI_BACKTRACE];
     if (a->given[CLI_ARITH])
-        o->fixed = a->num[CLI_ARITH];
+        o->arith = (parser_arith)a->num[CLI_ARITH];
     if (a->given[CLI_BACKTRACE] && a->given[CLI_PRUNE] && a->num[CLI_PRUNE] != PARSER_PRUNE_NONE)
         return cli_usage_error(cmd, "--backtrace is for the exhaustive Viterbi pass: a pruned "
                                "pass takes the Berkeley parser's back-trace (--prune none)");

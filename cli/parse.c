@@ -59,6 +59,18 @@ static parser_prune default_prune(const parse_options *o, const grammar *g)
     return p;
 }
 
+/* --arith auto with an exhaustive Viterbi pass on the cpu or gpu engine and a grammar whose
+ * weights fit no fixed point: say why its binary rules are in float32. */
+static void note_arith(const parse_options *o, const grammar *g)
+{
+    const parser_options *p = &o->popt;
+    if (!o->quiet && p->arith == PARSER_ARITH_AUTO && p->engine != PARSER_ENGINE_REF &&
+        p->decoder == PARSER_DECODER_VITERBI && p->prune == PARSER_PRUNE_NONE &&
+        codegen_fixed_check(g))
+        fprintf(stderr, "cky parse: note: %s: %s: Viterbi's binary rules in float32\n",
+                o->grammar, cky_last_error());
+}
+
 /* The Berkeley parser's options that only the pruned decoder gives (and those that need its
  * Viterbi or max-rule pass), refused by name with the engine and decoder that would run
  * instead. Returns 0 or the exit status of a usage error. */
@@ -617,6 +629,7 @@ int cli_parse_timed(int argc, char **argv, cli_parse_timing *timing)
         o.popt.prune_levels = o.masks != NULL;
         o.popt.berkeley.tree_scores |= o.sentence_likelihood &&
                                        o.popt.prune != PARSER_PRUNE_NONE;
+        note_arith(&o, g);
     }
     if (loaded && (rc = check_pruned_only(&o))) {
         /* a usage error, said */

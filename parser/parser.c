@@ -55,6 +55,23 @@ parser_options parser_default_options(void)
                             .tune = {.chunk = -1}};
 }
 
+int parser_arith_fixed(const grammar *g, const parser_options *o)
+{
+    if (o->engine == PARSER_ENGINE_REF || o->arith == PARSER_ARITH_FLOAT)
+        return 0;
+    if (o->arith == PARSER_ARITH_FIXED)
+        return 1;
+    int major = 0; /* AUTO: the cpu engine, or a GPU with DPX */
+    if (o->engine == PARSER_ENGINE_GPU &&
+        (gpu_count() <= o->device ||
+         cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, o->device) !=
+             cudaSuccess || major < 9)) {
+        cudaGetLastError();
+        return 0;
+    }
+    return codegen_fixed_check(g) == CKY_OK;
+}
+
 parser_engine parser_default_engine(void)
 {
     return gpu_count() > 0 ? PARSER_ENGINE_GPU : PARSER_ENGINE_CPU;
@@ -245,7 +262,8 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
     }
     cky_status st = CKY_OK;
     /* (fixed point is for the max-plus passes: the exhaustive Viterbi decoder's) */
-    int fixed = opt->fixed && dec->semiring == CODEGEN_SEMIRING_MAX_PLUS && dec->passes;
+    int fixed = dec->semiring == CODEGEN_SEMIRING_MAX_PLUS && dec->passes &&
+                parser_arith_fixed(g, opt);
     if (opt->engines > 1 || opt->test.fail_engine) { /* the test hook needs the pool */
         st = pool_start(p);
     } else {

@@ -99,13 +99,17 @@ typedef struct parser_berkeley_output {
                               inside score (-viterbi -binarize -substates / -scores) */
 } parser_berkeley_output;
 
+/* The arithmetic of the exhaustive Viterbi pass's binary rules on the cpu and gpu engines:
+ * float32, or int32 fixed point (util/fixedpoint.h; CHART_FIXED charts). AUTO: fixed point
+ * on the cpu engine and on a GPU with Hopper's DPX instructions (compute capability 9.0 or
+ * later), where it is faster, if the grammar's weights fit (codegen_fixed_check); float32
+ * otherwise. FIXED where they do not fit: CKY_ERR_LIMIT from parser_new. */
+typedef enum parser_arith { PARSER_ARITH_AUTO, PARSER_ARITH_FLOAT, PARSER_ARITH_FIXED } parser_arith;
+
 typedef struct parser_options {
     parser_engine engine;
     parser_decoder decoder; /* with pruning: its final pass */
-    int fixed;              /* exhaustive Viterbi on the cpu and gpu engines: the binary rules
-                               in fixed point (util/fixedpoint.h; CHART_FIXED charts), not in
-                               float32; CKY_ERR_LIMIT from parser_new where the grammar's
-                               weights do not fit (codegen_fixed_check) */
+    parser_arith arith;     /* exhaustive Viterbi's binary rules (default AUTO) */
     parser_prune prune;
     int prune_fallback;     /* pruned: a sentence without a tree is parsed again with the
                                accurate thresholds, then exhaustively (0: the jar's (())) */
@@ -135,6 +139,10 @@ typedef struct parser_options {
 /* An engine of a pool that failed and was retired (its chunk went to the others): engine,
  * its index in the pool (the gpu engine: of devices[]), and error, what went wrong. */
 typedef pool_failure parser_failure;
+
+/* Whether exhaustive Viterbi with options o runs g's binary rules in fixed point on o's
+ * engine (parser_arith; the ref engine: never, it is the double reference). */
+int parser_arith_fixed(const grammar *g, const parser_options *o);
 
 /* Defaults: engine ref, the Viterbi decoder, no pruning (fallback on when pruning), exact
  * back-trace, one thread per core, max length 200, device 0, the engines' workspace width

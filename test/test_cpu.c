@@ -121,7 +121,7 @@ Test(cpu, fixed_point_out_of_range_is_parsed_in_double, .timeout = 600)
     dev_long_sentence(5, 40, &s[1]);
     parser_options o = parser_default_options();
     o.engine = PARSER_ENGINE_CPU;
-    o.fixed = 1;
+    o.arith = PARSER_ARITH_FIXED;
     o.threads = 2;
     o.cache_dir = CKY_BUILD "/test-cache";
     parser *p;
