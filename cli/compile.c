@@ -28,8 +28,10 @@ static void compile_usage(FILE *f)
         "By default it compiles every program a run of the grammar uses, so that a later\n"
         "cky parse (or cky bench) of it compiles nothing: the max-plus kernels (Viterbi, and\n"
         "the layout of max-rule's workspaces) and max-rule's sum-product kernels for the\n"
-        "inside pass and turned for each child of the outside pass; the report is the\n"
-        "max-plus program's, then a line per program. --semiring or --role compiles that one.\n\n"
+        "inside pass and turned for each child of the outside pass, and Viterbi's fixed-point\n"
+        "kernels where --arith auto takes them (the cpu engine, sm_90 or later); the report is\n"
+        "the max-plus program's, then a line per program. --semiring or --role compiles that\n"
+        "one.\n\n"
         "options:\n");
     cli_options_help(f, uses);
     fprintf(f, "\n"
@@ -212,13 +214,16 @@ typedef struct program_def {
 } program_def;
 
 /* What a run of the grammar uses (parser/cpu.c, parser/gpu_dev.c): the max-plus program
- * (Viterbi's; a max-rule engine builds it too, its classes lay out the workspaces) and
- * max-rule's sum-product programs, the inside pass's and the outside pass's two. */
+ * (Viterbi's in float32; a max-rule engine builds it too, its classes lay out the
+ * workspaces), max-rule's sum-product programs, the inside pass's and the outside pass's
+ * two, and Viterbi's fixed-point program where --arith auto takes it (the cpu engine, GPUs
+ * of sm_90 or later, a grammar whose weights fit: parser_arith_fixed). */
 static const program_def run_programs[] = {
     {CODEGEN_SEMIRING_MAX_PLUS, CODEGEN_ROLE_PARENT, "max-plus"},
     {CODEGEN_SEMIRING_SUM_PRODUCT, CODEGEN_ROLE_PARENT, "sum-product"},
     {CODEGEN_SEMIRING_SUM_PRODUCT, CODEGEN_ROLE_LEFT, "sum-product left"},
     {CODEGEN_SEMIRING_SUM_PRODUCT, CODEGEN_ROLE_RIGHT, "sum-product right"},
+    {CODEGEN_SEMIRING_FIXED, CODEGEN_ROLE_PARENT, "fixed max-plus"},
 };
 #define NRUN_PROGRAMS ((int)(sizeof run_programs / sizeof *run_programs))
 
@@ -368,8 +373,13 @@ int cli_compile(int argc, char **argv)
     rc = grammar_load_with(gpath, o.cache_dir, &o.progress, &g) ? 1 : 0;
     /* one progress stage for all the programs */
     progress_report(&o.progress, PROGRESS_COMPILE, PROGRESS_BEGIN, NULL, 0, 0, 0);
+    /* the fixed-point program where a Viterbi run would take it */
+    int fixed = !rc && (o.gpu ? atoi(o.arch + 3) >= 90 : 1) && !codegen_fixed_check(g);
+    int ndone = 0;
     for (int k = 0; k < ndef && !rc; k++) {
         codegen_program *p = NULL;
+        if (!one_program && defs[k].semiring == CODEGEN_SEMIRING_FIXED && !fixed)
+            continue;
         o.semiring = defs[k].semiring;
         o.role = defs[k].role;
         if (codegen_compile(g, &o, &p)) {
@@ -379,8 +389,8 @@ int cli_compile(int argc, char **argv)
         int kernels = 0;
         for (int f = 0; f < CODEGEN_NFAMILY; f++)
             kernels += p->part[f].nkernel;
-        done[k] = (program_done){defs[k].name, kernels, p->nmiss, p->nhit,
-                                 p->partition_seconds + p->compile_seconds};
+        done[ndone++] = (program_done){defs[k].name, kernels, p->nmiss, p->nhit,
+                                       p->partition_seconds + p->compile_seconds};
         if (k == 0)
             prog = p;
         else
@@ -401,10 +411,10 @@ int cli_compile(int argc, char **argv)
         rc = cli_error("compile", "%s", cky_last_error());
     } else if (json) {
         print_json(prog, gpath, o.arch, warm_seconds);
-        print_programs(done, one_program ? 0 : ndef, 1);
+        print_programs(done, one_program ? 0 : ndone, 1);
     } else {
         print_report(prog, gpath, warm_seconds);
-        print_programs(done, one_program ? 0 : ndef, 0);
+        print_programs(done, one_program ? 0 : ndone, 0);
     }
     codegen_program_free(prog);
     grammar_free(g);

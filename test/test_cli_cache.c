@@ -148,10 +148,11 @@ Test(cli_cache, damaged_grammar_image_is_rebuilt)
 }
 
 /* cky compile fills the cache with everything a later run of the grammar uses (issue 41
- * item 4): with --engine cpu the host objects of both decoders, so that cky parse with
- * either compiles nothing (the cache's files stay the same); by default the cubins of every
- * program the gpu engine loads (max-plus, sum-product for each role), so that compiling any
- * of them alone finds it all in the cache. */
+ * item 4): with --engine cpu the host objects of both decoders, exhaustive (Viterbi's in
+ * fixed point, --arith auto's choice there) and pruned, so that cky parse with either
+ * compiles nothing (the cache's files stay the same); by default the cubins of every
+ * program the gpu engine loads (max-plus, sum-product for each role, fixed max-plus for a
+ * GPU of sm_90), so that compiling any of them alone finds it all in the cache. */
 Test(cli_cache, compile_fills_what_a_run_uses)
 {
     char d[64];
@@ -159,8 +160,9 @@ Test(cli_cache, compile_fills_what_a_run_uses)
     const char *gr = CKY_SHARED "/grammars/sample-sm1/sample-sm1.gr", *cky = RUN_CKY;
     cr_assert_eq(run_sh(d, "CKY_CACHE=c '%s' compile -g '%s' --engine cpu > /dev/null 2> err "
                         "&& ls c > before", cky, gr), 0);
-    const char *decoders[] = {"maxrule", "viterbi"};
-    for (int k = 0; k < 2; k++) {
+    const char *decoders[] = {"maxrule", "viterbi", "maxrule --prune none",
+                              "viterbi --prune none"};
+    for (int k = 0; k < 4; k++) {
         cr_assert_eq(run_sh(d, "CKY_CACHE=c '%s' parse -g '%s' --engine cpu --decoder %s "
                             "-i in.txt > out 2> err", cky, gr, decoders[k]), 0);
         cr_assert_eq(run_sh(d, "ls c | cmp -s before -"), 0, "%s: cky parse compiled kernels "
@@ -168,8 +170,9 @@ Test(cli_cache, compile_fills_what_a_run_uses)
     }
     cr_assert_eq(run_sh(d, "'%s' compile -g '%s' --cache c2 > /dev/null 2>&1", cky, gr), 0);
     const char *programs[] = {"max-plus --role parent", "sum-product --role parent",
-                              "sum-product --role left", "sum-product --role right"};
-    for (int k = 0; k < 4; k++) {
+                              "sum-product --role left", "sum-product --role right",
+                              "fixed --role parent"};
+    for (int k = 0; k < 5; k++) {
         cr_assert_eq(run_sh(d, "'%s' compile -g '%s' --cache c2 --semiring %s --json > json "
                             "2> /dev/null", cky, gr, programs[k]), 0);
         char *json = run_read(d, "json");
