@@ -13,12 +13,12 @@
  *     is dropped as if it were -inf;
  *   - scores above FIXEDPOINT_HIGHEST nats (+256) saturate there (no log probability of a
  *     grammar comes near it);
- *     the engines note a sentence where either happened (fixedpoint_clamps: chart
- *     .out_of_range), and the decoders parse it again in double, so that a tree is never
- *     changed by the range: only an improbable item (a 200-word sentence's best tree
- *     scores some -2,000 nats) or an absurd score is ever clamped;
  *   - rule weights must lie in [FIXEDPOINT_WLOWEST, 0] nats (checked at grammar load:
  *     fixedpoint_weight_ok).
+ * The engines note a sentence with a clamped score (fixedpoint_clamps; chart.out_of_range)
+ * and the decoders parse it again in double, so the range never changes a tree: only an
+ * improbable item (a 200-word sentence's best tree scores some -2,000 nats) or an absurd
+ * score is ever clamped.
  * In units (F = NINF, A = -lowest, B = highest, W = -wlowest): the least sum 2F - W is
  * INT_MIN, the greatest 2B; a sum with a -inf in it is at most F + B, a sum of two finite
  * scores and a weight at least -2A - W, and FIXEDPOINT_CUT lies between the two: a sum below
