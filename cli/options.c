@@ -117,10 +117,10 @@ static const option_def table[CLI_NOPT] = {
                    "the arithmetic of the exhaustive Viterbi pass's binary rules on the cpu "
                    "and gpu engines: float (float32) or fixed (int32 in units of 2^-16 nats, "
                    "one instruction a rule on Hopper GPUs, where it is faster); their trees "
-                   "agree with the exact ones alike. auto: fixed on the cpu engine and on GPUs "
-                   "of compute capability 9.0 or later, float on others and for a grammar "
-                   "whose weights fit no fixed point (said on stderr); fixed refuses such a "
-                   "grammar",
+                   "agree with the exact ones alike. auto: fixed on GPUs of compute "
+                   "capability 9.0 or later and on the cpu engine (the GPU's bits; float is "
+                   "faster there), float on other GPUs and for a grammar whose weights fit no "
+                   "fixed point (said on stderr); fixed refuses such a grammar",
                    find_arith, arith_names},
     [CLI_DEVICE] = {"device", 0, "N", NUMBER(0, 1024), "0", "CUDA device of the gpu engine"},
     [CLI_DEVICES] = {"devices", 0, "LIST|all", TEXT, 0, 0, NULL,
