@@ -57,7 +57,7 @@
 #include "../util/progress.h"
 #include "../util/status.h"
 
-#define CODEGEN_VERSION "cky-codegen-9" /* part of every cache key: bump when output changes */
+#define CODEGEN_VERSION "cky-codegen-10" /* part of every cache key: bump when output changes */
 #define CODEGEN_THREADS 128             /* work items (threads) per workspace tile */
 #define CODEGEN_KEY_NINF FLOATKEY_NINF  /* key(-inf): see the GPU workspace contract */
 
