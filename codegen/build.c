@@ -128,6 +128,69 @@ static cky_status job_source(pool *pl, job *j, char **src)
     return codegen_emit_kernel(&pl->prog->part[j->family], j->k, 0, pl->opt->semiring, src);
 }
 
+#define RETRY_WAVE 4 /* -O1 variants of a spilling kernel compiled at once */
+
+/* One -O1 variant of a spilling kernel: `blocks` thread blocks per SM. */
+typedef struct retry {
+    const pool *pl;
+    const job *j;
+    const codegen_compiled *c;
+    const char *src; /* the kernel text for the default block count, else NULL */
+    int blocks;
+    unsigned char *cubin;
+    size_t size;
+    int registers, spill_bytes;
+} retry;
+
+static cky_status retry_main(void *arg)
+{
+    retry *r = arg;
+    char *text = NULL;
+    cky_status st = r->src ? CKY_OK
+                           : codegen_emit_kernel(&r->pl->prog->part[r->j->family], r->j->k,
+                                                 r->blocks, r->pl->opt->semiring, &text);
+    if (!st)
+        st = codegen_nvrtc_compile(r->src ? r->src : text, r->c->name, r->pl->opt->arch, "-O1",
+                                   &r->cubin, &r->size, &r->registers, &r->spill_bytes);
+    free(text);
+    return st;
+}
+
+/* Replace c's spilling cubin by the -O1 variant with the most blocks per SM that does not
+ * spill, else the one-block variant (see job_gpu). */
+static cky_status retry_spilled(pool *pl, job *j, codegen_compiled *c, const char *src)
+{
+    int top = codegen_blocks_per_sm(c->max_live);
+    retry r[RETRY_WAVE];
+    workers_task task[RETRY_WAVE];
+    for (int hi = top; hi >= 1; hi -= RETRY_WAVE) {
+        int n = hi < RETRY_WAVE ? hi : RETRY_WAVE;
+        for (int i = 0; i < n; i++) {
+            r[i] = (retry){pl, j, c, hi - i == top ? src : NULL, hi - i, NULL, 0, -1, -1};
+            workers_start(&task[i], retry_main, &r[i]);
+        }
+        cky_status st = workers_wait_all(task, n, CKY_OK);
+        int pick = -1;
+        for (int i = 0; i < n && pick < 0 && !st; i++)
+            if (r[i].spill_bytes <= 0 || r[i].blocks == 1)
+                pick = i;
+        for (int i = 0; i < n; i++)
+            if (i != pick)
+                free(r[i].cubin);
+        if (st)
+            return st;
+        if (pick >= 0) {
+            free(c->cubin);
+            c->cubin = r[pick].cubin;
+            c->cubin_size = r[pick].size;
+            c->registers = r[pick].registers;
+            c->spill_bytes = r[pick].spill_bytes;
+            return CKY_OK;
+        }
+    }
+    return CKY_OK; /* not reached: the last wave holds the one-block variant */
+}
+
 static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, char **src)
 {
     const char *user = pl->opt->ptxas && *pl->opt->ptxas ? pl->opt->ptxas : NULL;
@@ -149,24 +212,13 @@ static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, 
     /* ptxas -O3 hoists loads far ahead of their use and can then need more registers than
      * the launch bounds give, though the plan keeps few values live; its -O1 scheduler
      * hoists less. So a kernel that spills is compiled again with -O1, then (rarely) with
-     * -O1 and one thread block per SM fewer, down to one; not when the user chose the
-     * ptxas options. */
-    const codegen_partition *p = &pl->prog->part[j->family];
-    for (int blocks = codegen_blocks_per_sm(c->max_live);
-         !st && !user && c->spill_bytes > 0 && blocks >= 1; blocks--) {
-        char *retry = NULL;
-        const char *text = *src;
-        if (blocks != codegen_blocks_per_sm(c->max_live) &&
-            !(st = codegen_emit_kernel(p, j->k, blocks, pl->opt->semiring, &retry)))
-            text = retry;
-        if (!st) {
-            free(c->cubin);
-            c->cubin = NULL;
-            st = codegen_nvrtc_compile(text, c->name, pl->opt->arch, "-O1", &c->cubin,
-                                       &c->cubin_size, &c->registers, &c->spill_bytes);
-        }
-        free(retry);
-    }
+     * -O1 and one thread block per SM fewer, down to one, and the most blocks without a
+     * spill (else one block) kept; not when the user chose the ptxas options. These are
+     * the largest kernels, which the pool starts first and which then end last, so the
+     * variants are compiled RETRY_WAVE at a time, in parallel: the same choice as trying
+     * them in turn, sooner (sample-sm6's XX kernel 0: six compilations in a row). */
+    if (!st && !user && c->spill_bytes > 0)
+        st = retry_spilled(pl, j, c, *src);
     if (!st && pl->cache) /* a cache that cannot take it costs a compilation next time */
         codegen_cache_put_cubin(pl->cache, key, c->cubin, c->cubin_size, c->registers,
                                 c->spill_bytes);
