@@ -387,6 +387,7 @@ int cli_bench(int argc, char **argv)
         return cli_usage_error("bench", "--threads is for the cpu engine");
     if (gpu && cli_tune("bench", &popt.tune))
         return 1;
+    popt.tune.kernels_wait = 1; /* it times the compiled kernels */
     sentence_list in = {0};
     int nrow = 0;
     grammar *g = NULL;

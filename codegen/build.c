@@ -6,7 +6,12 @@
  * cache by a key over its rules and shape (codegen_partition_key), and each kernel's cubin
  * and .so keys are derived from that key, the kernel's own rules and tables, a fingerprint
  * of the emitter, the compiler and its options, so kernel source is only emitted for a
- * compilation (a cache miss) or when a dump of it is asked for. */
+ * compilation (a cache miss) or when a dump of it is asked for.
+ *
+ * In the background mode (codegen_options.background: a grammar's first run on the GPU)
+ * the call looks every cubin up in the cache and returns; the misses compile on a pool of
+ * their own, each kernel marked ready (an atomic flag) as its cubin arrives, while the
+ * caller runs the generic kernel (generic.h) in its place. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -28,6 +33,7 @@ typedef struct job {
     cky_status st;
     char *error; /* the worker thread's cky_last_error() on failure */
     void *handle;
+    int pending; /* a lookup found no cubin: left to the background (pool.lookup_only) */
 } job;
 
 typedef struct pool {
@@ -39,7 +45,20 @@ typedef struct pool {
     uint64_t emitter;                   /* fingerprint of the emitter's output */
     job *jobs;
     int njob;
+    int lookup_only; /* cache lookups only: a miss marks its job pending */
 } pool;
+
+/* The compilations left to threads of their own (codegen_options.background): a copy of
+ * the pool with the pending jobs, and of the options it reads. */
+struct codegen_background {
+    pool pl;
+    codegen_options opt;
+    char arch[32];
+    char *ptxas;
+    double t0;
+    workers_task task;
+    int finished; /* atomic: every job has ended */
+};
 
 static atomic_long partition_builds;
 
@@ -191,20 +210,37 @@ static cky_status retry_spilled(pool *pl, job *j, codegen_compiled *c, const cha
     return CKY_OK; /* not reached: the last wave holds the one-block variant */
 }
 
-static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, char **src)
+/* The user's ptxas option, or NULL for the default. */
+static const char *user_ptxas(const pool *pl)
 {
-    const char *user = pl->opt->ptxas && *pl->opt->ptxas ? pl->opt->ptxas : NULL;
+    return pl->opt->ptxas && *pl->opt->ptxas ? pl->opt->ptxas : NULL;
+}
+
+/* The cache key of a kernel's cubin, from its key part `base` (kernel_key). */
+static uint64_t cubin_key(const pool *pl, uint64_t base)
+{
+    const char *user = user_ptxas(pl);
     uint64_t key = codegen_hash_str(CODEGEN_FNV_INIT, "cubin");
     key = codegen_hash_str(key, CODEGEN_VERSION);
     key = codegen_hash_str(key, pl->nvrtc);
     key = codegen_hash_str(key, "-arch --ptxas-options=-v; on spills -O1, then fewer blocks");
     key = codegen_hash_str(key, user ? user : "");
     key = codegen_hash_str(key, pl->opt->arch);
-    key = codegen_hash(key, &base, sizeof base);
+    return codegen_hash(key, &base, sizeof base);
+}
+
+static cky_status job_gpu(pool *pl, job *j, codegen_compiled *c, uint64_t base, char **src)
+{
+    const char *user = user_ptxas(pl);
+    uint64_t key = cubin_key(pl, base);
     if (pl->cache && codegen_cache_get_cubin(pl->cache, key, &c->cubin, &c->cubin_size,
                                              &c->registers, &c->spill_bytes))
         return CKY_OK;
     c->cache_hit = 0;
+    if (pl->lookup_only) {
+        j->pending = 1;
+        return CKY_OK;
+    }
     cky_status st = job_source(pl, j, src);
     if (!st)
         st = codegen_nvrtc_compile(*src, c->name, pl->opt->arch, user, &c->cubin,
@@ -277,6 +313,8 @@ static cky_status job_run(pool *pl, job *j)
     if (!st && pl->opt->host)
         st = job_host(pl, j, c, base, &src);
     free(src);
+    if (!st && !j->pending)
+        __atomic_store_n(&c->ready, 1, __ATOMIC_RELEASE);
     return st;
 }
 
@@ -287,17 +325,22 @@ static cky_status pool_job(void *arg, long i, int worker)
     job *j = &pl->jobs[i];
     if ((j->st = job_run(pl, j)))
         j->error = strdup(cky_last_error());
+    if (j->pending)
+        return CKY_OK;
     progress_report(&pl->opt->progress, PROGRESS_COMPILE, PROGRESS_STEP, NULL, 0, 1,
                     !j->st && pl->prog->kernel[j->family][j->k].cache_hit);
     return CKY_OK;
 }
 
-static cky_status compile_jobs(pool *pl)
+static int pool_threads(const pool *pl)
 {
     int threads = pl->opt->threads > 0 ? pl->opt->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (threads < 1)
-        threads = 1;
-    workers_for(threads, pl->njob, pool_job, pl);
+    return threads < 1 ? 1 : threads;
+}
+
+/* What the jobs left: the host builds' handles, the counts, the first failure. */
+static cky_status jobs_collect(pool *pl)
+{
     cky_status st = CKY_OK;
     codegen_program *prog = pl->prog;
     for (int i = 0; i < pl->njob; i++) {
@@ -315,6 +358,92 @@ static cky_status compile_jobs(pool *pl)
         }
     }
     return st;
+}
+
+static cky_status background_main(void *arg)
+{
+    struct codegen_background *bg = arg;
+    workers_for(pool_threads(&bg->pl), bg->pl.njob, pool_job, &bg->pl);
+    cky_status st = jobs_collect(&bg->pl);
+    bg->pl.prog->compile_seconds = clock_seconds() - bg->t0;
+    progress_report(&bg->opt.progress, PROGRESS_COMPILE, PROGRESS_END, NULL, 0, 0, 0);
+    __atomic_store_n(&bg->finished, 1, __ATOMIC_RELEASE);
+    return st;
+}
+
+/* The jobs of pl in the background mode: the cache's cubins looked up now, the rest
+ * started on threads of their own (prog->background) when there are any. *started: 1 when
+ * they were (the progress stage then ends with them); pl->cache then belongs to them. */
+static cky_status compile_background(pool *pl, double t0, int *started)
+{
+    *started = 0;
+    pl->lookup_only = 1;
+    workers_for(pool_threads(pl), pl->njob, pool_job, pl);
+    pl->lookup_only = 0;
+    int npending = 0;
+    for (int i = 0; i < pl->njob; i++)
+        npending += pl->jobs[i].pending;
+    struct codegen_background *bg = npending ? calloc(1, sizeof *bg) : NULL;
+    job *pending = npending ? calloc((size_t)npending, sizeof *pending) : NULL;
+    const char *user = user_ptxas(pl);
+    if (npending && (!bg || !pending || (user && !(bg->ptxas = strdup(user))))) {
+        free(bg);
+        free(pending);
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    }
+    int kept = 0;
+    for (int i = 0, n = 0; i < pl->njob; i++) { /* the pending jobs, in the pool's order */
+        if (pl->jobs[i].pending)
+            pending[n++] = (job){pl->jobs[i].family, pl->jobs[i].k, pl->jobs[i].nrule,
+                                 CKY_OK, NULL, NULL, 0};
+        else
+            pl->jobs[kept++] = pl->jobs[i];
+    }
+    pl->njob = kept;
+    cky_status st = jobs_collect(pl);
+    if (st || !npending) {
+        free(bg);
+        free(pending);
+        return st;
+    }
+    bg->opt = *pl->opt;
+    snprintf(bg->arch, sizeof bg->arch, "%s", pl->opt->arch);
+    bg->opt.arch = bg->arch;
+    bg->opt.ptxas = bg->ptxas;
+    bg->opt.cache_dir = bg->opt.dump_dir = NULL; /* resolved: pl.cache */
+    bg->pl = *pl;
+    bg->pl.opt = &bg->opt;
+    bg->pl.jobs = pending;
+    bg->pl.njob = npending;
+    bg->t0 = t0;
+    pl->prog->background = bg;
+    workers_start(&bg->task, background_main, bg);
+    *started = 1;
+    return CKY_OK;
+}
+
+cky_status codegen_program_wait(codegen_program *p)
+{
+    struct codegen_background *bg = p ? p->background : NULL;
+    if (!bg)
+        return CKY_OK;
+    cky_status st = workers_wait_all(&bg->task, 1, CKY_OK);
+    free(bg->pl.jobs);
+    free((char *)bg->pl.cache);
+    free(bg->ptxas);
+    free(bg);
+    p->background = NULL;
+    return st;
+}
+
+int codegen_program_compiling(const codegen_program *p)
+{
+    return p && p->background && !__atomic_load_n(&p->background->finished, __ATOMIC_ACQUIRE);
+}
+
+int codegen_kernel_ready(const codegen_program *p, codegen_family_id f, int k)
+{
+    return __atomic_load_n(&p->kernel[f][k].ready, __ATOMIC_ACQUIRE);
 }
 
 /* The shape codegen_partition_build uses for `shape` (it must resolve exactly the same way,
@@ -467,7 +596,7 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
                 if (p->block[b].max_live > c->max_live)
                     c->max_live = p->block[b].max_live;
         }
-        if (o->families & (1u << f))
+        if ((o->families & (1u << f)) && (o->gpu || o->host)) /* else nothing to make */
             pl.njob += prog->part[f].nkernel;
     }
     progress_report(&o->progress, PROGRESS_COMPILE, PROGRESS_STEP, NULL, pl.njob, 0, 0);
@@ -478,15 +607,28 @@ cky_status codegen_compile(const grammar *g, const codegen_options *o, codegen_p
         goto done;
     }
     for (int f = 0, n = 0; f < CODEGEN_NFAMILY; f++)
-        for (int k = 0; k < prog->part[f].nkernel && (o->families & (1u << f)); k++)
+        for (int k = 0; k < prog->part[f].nkernel && (o->families & (1u << f)) &&
+                        (o->gpu || o->host); k++)
             pl.jobs[n++] = (job){(codegen_family_id)f, k, prog->part[f].kernel[k].nrule, CKY_OK,
-                                 NULL, NULL};
+                                 NULL, NULL, 0};
     /* the largest kernels first: a kernel's compile time grows with its rules, and they
      * differ up to 200-fold (sample-sm6), so the last kernels started are the short ones */
     qsort(pl.jobs, (size_t)pl.njob, sizeof *pl.jobs, job_larger_first);
     t0 = clock_seconds();
-    st = compile_jobs(&pl);
-    prog->compile_seconds = clock_seconds() - t0;
+    if (o->background && o->gpu && !o->host && !o->dump_dir) {
+        int started;
+        st = compile_background(&pl, t0, &started);
+        if (started) { /* the background's to time and end */
+            began = 0;
+            cache = NULL;
+        } else {
+            prog->compile_seconds = clock_seconds() - t0;
+        }
+    } else {
+        workers_for(pool_threads(&pl), pl.njob, pool_job, &pl);
+        st = jobs_collect(&pl);
+        prog->compile_seconds = clock_seconds() - t0;
+    }
 done:
     if (began)
         progress_report(&o->progress, PROGRESS_COMPILE, PROGRESS_END, NULL, 0, 0, 0);
@@ -504,6 +646,7 @@ void codegen_program_free(codegen_program *p)
 {
     if (!p)
         return;
+    codegen_program_wait(p);
     for (int f = 0; f < CODEGEN_NFAMILY; f++) {
         for (int k = 0; p->kernel[f] && k < p->part[f].nkernel; k++)
             free(p->kernel[f][k].cubin);

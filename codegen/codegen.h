@@ -55,6 +55,7 @@
 #include "../grammar/grammar.h"
 #include "../util/floatkey.h"
 #include "../util/progress.h"
+#include "generic.h"
 #include "../util/status.h"
 
 #define CODEGEN_VERSION "cky-codegen-10" /* part of every cache key: bump when output changes */
@@ -292,6 +293,22 @@ long codegen_kernel_slots(const codegen_partition *p, int k, int *rows, char *ma
 cky_status codegen_emit_kernel(const codegen_partition *p, int k, int blocks_per_sm,
                                codegen_semiring sr, char **src);
 
+/* ---- the generic kernel (generic.h) ---- */
+
+/* The generic kernel's table of partition p in semiring sr (malloc'ed, p->nrule entries):
+ * rule i of p->rule becomes an entry in the same code block, each block's entries sorted
+ * stably by parent row, with the weight as semiring sr's kernel text holds it. Free with
+ * free(). */
+cky_status codegen_generic_table(const codegen_partition *p, codegen_semiring sr,
+                                 codegen_generic_rule **out);
+
+/* Kernel k of p run from its table, with the host entry point's contract (the file
+ * comment: n work items, rows `stride` apart, code blocks in order): the host build's
+ * bits, the plain reference of the GPU's generic kernel. */
+void codegen_generic_host(const codegen_partition *p, const codegen_generic_rule *table, int k,
+                          codegen_semiring sr, const float *left, const float *right,
+                          float *parent, int n, int stride);
+
 /* ---- compilation ---- */
 
 /* Compile CUDA source `src` with NVRTC for `arch` ("sm_90") into a malloc'ed cubin, and
@@ -330,6 +347,11 @@ typedef struct codegen_options {
     progress_sink progress;    /* reports (util/progress.h): the compile as a stage
                                   PROGRESS_COMPILE, its kernels as they are done (default:
                                   none) */
+    int background;            /* 1: codegen_compile looks the cubins up in the cache and
+                                  returns, the others compiling on threads of its own
+                                  (codegen_kernel_ready, codegen_program_wait; the stage
+                                  then ends with them); GPU code only: not with host or
+                                  dump_dir (default 0: it returns with every kernel) */
 } codegen_options;
 
 void codegen_options_default(codegen_options *o);
@@ -346,6 +368,7 @@ typedef struct codegen_compiled {
     size_t cubin_size;
     codegen_host_fn host;       /* NULL without the host build */
     int cache_hit;              /* every requested artefact came from the cache */
+    int ready;                  /* the artefacts are there (atomic: codegen_kernel_ready) */
 } codegen_compiled;
 
 typedef struct codegen_program {
@@ -358,12 +381,30 @@ typedef struct codegen_program {
     int partition_hits;     /* families whose partition came from the manifest cache */
     void **handles;         /* dlopen handles of host builds */
     int nhandle;
+    struct codegen_background *background; /* compilations under way (options.background) */
 } codegen_program;
 
 /* Partition, emit and compile every family of `g` with options `o` (NULL: defaults) using
  * up to o->threads threads, through the cache. Free with codegen_program_free. */
 cky_status codegen_compile(const grammar *g, const codegen_options *o,
                            codegen_program **out);
+
+/* Whether kernel k of family f has its cubin (and host code, as asked): always, once
+ * codegen_compile has returned, but for the kernels a background compile has still to
+ * finish (codegen_options.background). Any thread; a kernel that is ready stays so, and
+ * its codegen_compiled entry no longer changes. */
+int codegen_kernel_ready(const codegen_program *p, codegen_family_id f, int k);
+
+/* Whether p's background compilations are still under way (0 once they have all ended,
+ * and without any). */
+int codegen_program_compiling(const codegen_program *p);
+
+/* Wait for p's background compilations (none: at once): the first failure's status and
+ * message, else CKY_OK; then every kernel is ready and the counts and compile_seconds
+ * are final. */
+cky_status codegen_program_wait(codegen_program *p);
+
+/* Free p (after waiting for its background compilations, whose failure it drops). */
 void codegen_program_free(codegen_program *p);
 
 /* Cache directory the options resolve to: o->cache_dir, else as cachedir_resolve

@@ -163,6 +163,16 @@ gpu_items gpu_items_at(void *base, const plan *p);
 #define GPU_DEV_PART_MB 1024        /* the default room for partial slots, MiB */
 #define GPU_DEV_MAX_PART_MB 65536
 
+/* When the generated kernels run. A grammar's first run compiles them (minutes for a large
+ * grammar); meanwhile the generic kernel (codegen/generic.h) can run each one from a table
+ * of its rules, with the same bits, slower. */
+typedef enum gpu_kernels {
+    GPU_KERNELS_WAIT = 0, /* parse once every kernel is compiled (cky bench: what it times) */
+    GPU_KERNELS_EARLY,    /* compile in the background and parse at once: the generic kernel
+                             for each kernel until its cubin is there (cky parse) */
+    GPU_KERNELS_GENERIC   /* the generic kernel only, all kernels compiled (tests) */
+} gpu_kernels;
+
 /* Settings of a device (the front door fills them from parser_options; tests set them). */
 typedef struct gpu_dev_options {
     int device;      /* CUDA device number */
@@ -184,6 +194,7 @@ typedef struct gpu_dev_options {
                         CHART_FIXED's): CKY_ERR_LIMIT where the grammar's weights do not fit
                         (codegen_fixed_check) */
     progress_sink progress; /* reports of the kernel compilation (util/progress.h) */
+    gpu_kernels kernels; /* when the compiled kernels take over (default: WAIT) */
 } gpu_dev_options;
 
 typedef struct event_pair event_pair;
@@ -233,6 +244,8 @@ typedef struct gpu_dev {
     char *ptxas;     /* kernels may be compiled later) */
     progress_sink progress; /* gpu_dev_options.progress */
     int fixed;       /* gpu_dev_options.fixed: the max-plus kernels and charts in fixed point */
+    gpu_kernels kernels;            /* gpu_dev_options.kernels */
+    struct gpu_generic *generic;    /* the max-plus program's generic tables, while needed */
     int *d_row[2];   /* class-local row -> global id, classes X and T */
     float *ws[3];    /* left, right, parent workspaces: width / KERNELS_TILE tiles */
     float *side_ws[3]; /* the same for the side stream's families */

@@ -178,6 +178,8 @@ typedef struct compile_job {
     char arch[16];
     codegen_semiring semiring;
     codegen_role role;
+    int partition_only; /* max-rule's max-plus program: its classes, not its kernels */
+    int background;     /* codegen_options.background */
     codegen_program *prog;
 } compile_job;
 
@@ -192,6 +194,8 @@ static cky_status compile_main(void *arg)
     o.progress = j->progress;
     o.semiring = j->semiring;
     o.role = j->role;
+    o.gpu = !j->partition_only;
+    o.background = j->background;
     return codegen_compile(j->g, &o, &j->prog);
 }
 
@@ -208,7 +212,9 @@ static cky_status tables_main(void *arg)
     return gpu_rules_build(j->g, &j->h);
 }
 
-/* The jobs of the max-plus program (job[0]) and, when `sum`, the three sum-product roles. */
+/* The jobs of the max-plus program (job[0]) and, when `sum`, the three sum-product roles;
+ * with `sum`, the max-plus program is partitioned only (a device made for a sum-product
+ * decoder does not load its kernels). */
 static int compile_jobs(gpu_dev *d, int sum, compile_job job[1 + 3])
 {
     int n = sum ? 4 : 1;
@@ -218,7 +224,9 @@ static int compile_jobs(gpu_dev *d, int sum, compile_job job[1 + 3])
                                .semiring = k       ? CODEGEN_SEMIRING_SUM_PRODUCT
                                            : d->fixed ? CODEGEN_SEMIRING_FIXED
                                                       : CODEGEN_SEMIRING_MAX_PLUS,
-                               .role = k ? (codegen_role)(k - 1) : CODEGEN_ROLE_PARENT};
+                               .role = k ? (codegen_role)(k - 1) : CODEGEN_ROLE_PARENT,
+                               .partition_only = sum && k == 0,
+                               .background = d->kernels == GPU_KERNELS_EARLY};
     return n;
 }
 
@@ -284,6 +292,7 @@ cky_status gpu_dev_compile_sum(gpu_dev *d)
 #define LOAD_THREADS 8
 
 typedef struct load_job {
+    const gpu_dev *d;
     const codegen_program *const *p; /* n programs */
     gpu_kernel *(*kernel)[CODEGEN_NFAMILY];
     int n;
@@ -304,13 +313,15 @@ static cky_status load_kernel(void *arg, long x, int worker)
         }
     }
     const codegen_compiled *c = &j->p[q]->kernel[f][x];
+    if (j->d->kernels == GPU_KERNELS_GENERIC || !codegen_kernel_ready(j->p[q], f, (int)x))
+        return CKY_OK;
     return gpu_kernel_load(c->cubin, c->cubin_size, c->name, &j->kernel[q][f][x]);
 }
 
-cky_status gpu_dev_load_programs(const codegen_program *const *p,
+cky_status gpu_dev_load_programs(const gpu_dev *d, const codegen_program *const *p,
                                  gpu_kernel *kernel[][CODEGEN_NFAMILY], int n)
 {
-    load_job j = {.p = p, .kernel = kernel, .n = n};
+    load_job j = {.d = d, .p = p, .kernel = kernel, .n = n};
     GPU_CHECK(cudaGetDevice(&j.device));
     long total = 0;
     for (int q = 0; q < n; q++)
@@ -338,8 +349,12 @@ void gpu_dev_unload_kernels(const codegen_program *p, gpu_kernel *kernel[CODEGEN
 static cky_status dev_load(gpu_dev *d, const gpu_rules *h, int sum_only)
 {
     cky_status st = sum_only ? CKY_OK
-                             : gpu_dev_load_programs((const codegen_program *const *)&d->prog,
+                             : gpu_dev_load_programs(d, (const codegen_program *const *)&d->prog,
                                                      &d->kernel, 1);
+    if (!st && !sum_only)
+        st = gpu_generic_new(d, d->prog,
+                             d->fixed ? CODEGEN_SEMIRING_FIXED : CODEGEN_SEMIRING_MAX_PLUS,
+                             &d->generic);
     if (st)
         return st;
     const codegen_classes *cl = &d->prog->classes;
@@ -390,6 +405,7 @@ cky_status gpu_dev_new(const grammar *g, const gpu_dev_options *o, gpu_dev **out
     d->part_bytes = (size_t)(o->part_mb > 0 ? o->part_mb : GPU_DEV_PART_MB) << 20;
     d->progress = o->progress;
     d->fixed = o->fixed;
+    d->kernels = o->kernels;
     cky_status fst = d->fixed ? codegen_fixed_check(g) : CKY_OK;
     if (fst) {
         free(d);
@@ -428,6 +444,7 @@ void gpu_dev_free(gpu_dev *d)
     if (!d)
         return;
     gpu_dev_unload_kernels(d->prog, d->kernel);
+    gpu_generic_free(d->generic);
     codegen_program_free(d->prog);
     for (int r = 0; r < 3; r++)
         codegen_program_free(d->sum_prog[r]);
@@ -476,6 +493,87 @@ cky_status gpu_dev_reserve(gpu_dev *d, const plan *p, int host)
 
 /* ---- the engine steps ---- */
 
+/* ---- the generic kernel ---- */
+
+cky_status gpu_generic_new(const gpu_dev *d, const codegen_program *p, codegen_semiring sr,
+                           gpu_generic **out)
+{
+    *out = NULL;
+    if (d->kernels != GPU_KERNELS_GENERIC && !codegen_program_compiling(p))
+        return CKY_OK;
+    gpu_generic *g = calloc(1, sizeof *g);
+    if (!g)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    cky_status st = CKY_OK;
+    for (int f = 0; f < CODEGEN_NFAMILY && !st; f++) {
+        const codegen_partition *part = &p->part[f];
+        codegen_generic_rule *rule = NULL;
+        kernels_generic_block *block = calloc((size_t)part->nblock + 1, sizeof *block);
+        st = block ? codegen_generic_table(part, sr, &rule)
+                   : cky_fail(CKY_ERR_NOMEM, "out of memory");
+        for (int k = 0; k < part->nkernel && !st; k++) { /* slots: codegen_kernel_slots' */
+            const codegen_kernel *kn = &part->kernel[k];
+            int slot = 0;
+            for (int b = kn->first_block; b < kn->first_block + kn->nblock; b++) {
+                const codegen_block *cb = &part->block[b];
+                block[b] = (kernels_generic_block){cb->first, cb->first + cb->nrule, slot, 0};
+                slot += cb->nparent;
+            }
+        }
+        if (!st)
+            st = upload((void **)&g->rule[f], rule, (size_t)part->nrule * sizeof *rule);
+        if (!st)
+            st = upload((void **)&g->block[f], block, (size_t)part->nblock * sizeof *block);
+        free(rule);
+        free(block);
+    }
+    if (st) {
+        gpu_generic_free(g);
+        return st;
+    }
+    *out = g;
+    return CKY_OK;
+}
+
+void gpu_generic_free(gpu_generic *g)
+{
+    if (!g)
+        return;
+    for (int f = 0; f < CODEGEN_NFAMILY; f++) {
+        cudaFree(g->rule[f]);
+        cudaFree(g->block[f]);
+    }
+    free(g);
+}
+
+const gpu_kernel *gpu_dev_compiled(const gpu_dev *d, const codegen_program *p,
+                                   gpu_kernel *const kernel[CODEGEN_NFAMILY],
+                                   codegen_family_id f, int k, cky_status *st)
+{
+    gpu_kernel *gk = &kernel[f][k];
+    *st = CKY_OK;
+    if (gk->kernel)
+        return gk;
+    if (d->kernels == GPU_KERNELS_GENERIC || !codegen_kernel_ready(p, f, k))
+        return NULL;
+    const codegen_compiled *c = &p->kernel[f][k];
+    return (*st = gpu_kernel_load(c->cubin, c->cubin_size, c->name, gk)) ? NULL : gk;
+}
+
+cky_status gpu_generic_launch(const gpu_generic *g, const codegen_partition *part,
+                              codegen_family_id f, int k, codegen_semiring sr,
+                              const float *left, const float *right, float *parent, int n,
+                              int tile, int ptile, cudaStream_t stream)
+{
+    if (!g)
+        return cky_fail(CKY_ERR_UNSUPPORTED, "gpu engine: %s kernel %d is not compiled and has "
+                        "no generic table", codegen_family_name(f), k);
+    const codegen_kernel *kn = &part->kernel[k];
+    GPU_CHECK(kernels_generic((int)sr, left, right, parent, n, tile, ptile, g->rule[f],
+                              g->block[f] + kn->first_block, kn->nblock, stream));
+    return CKY_OK;
+}
+
 /* Run family f's kernels over the items of segment sg, `width` at a time. */
 static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, plan_segment sg)
 {
@@ -516,7 +614,16 @@ static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, pla
         if ((st = gpu_dev_prof_end(d, GPU_STAGE_GATHER)) || (st = gpu_dev_prof_begin(d)))
             return st;
         for (int k = 0; k < part->nkernel; k++) {
-            int m = d->kernel[f][k].max_threads / CODEGEN_THREADS; /* tiles per block */
+            const gpu_kernel *gk = gpu_dev_compiled(d, d->prog, d->kernel, f, k, &st);
+            if (!gk && !st)
+                st = gpu_generic_launch(d->generic, part, f, k, d->fixed
+                                        ? CODEGEN_SEMIRING_FIXED : CODEGEN_SEMIRING_MAX_PLUS,
+                                        ws[0], ws[1], ws[2], n, tile, 0, stream);
+            if (st)
+                return st;
+            if (!gk)
+                continue;
+            int m = gk->max_threads / CODEGEN_THREADS; /* tiles per block */
             if (m > d->block_tiles)
                 m = d->block_tiles;
             if (m < 1) /* not with the kernels' launch bounds; the launch would say so */
@@ -526,7 +633,7 @@ static cky_status run_family(gpu_dev *d, const plan *p, codegen_family_id f, pla
             void *args[] = {&w0, &w1, &w2, &n, &tile, &chunk};
             dim3 grid = {(unsigned)((tiles + m - 1) / m), (unsigned)part->kernel[k].nblock, 1};
             dim3 block = {(unsigned)(CODEGEN_THREADS * m), 1, 1};
-            if ((st = gpu_kernel_launch(&d->kernel[f][k], grid, block, args, stream)))
+            if ((st = gpu_kernel_launch(gk, grid, block, args, stream)))
                 return st;
         }
         if ((st = gpu_dev_prof_end(d, GPU_STAGE_XX + f)) ||

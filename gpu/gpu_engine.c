@@ -309,6 +309,21 @@ cky_status gpu_engine_use(const gpu_engine *e)
     return CKY_OK;
 }
 
+/* The programs whose background compile has ended, joined: a failure fails the batch (its
+ * kernels will not come; the generic kernel would go on alone). */
+static cky_status join_compiles(gpu_engine *e)
+{
+    gpu_dev *d = e->dev;
+    codegen_program *p[7] = {d->prog, d->sum_prog[0], d->sum_prog[1], d->sum_prog[2]};
+    for (int r = 0; r < 3 && e->sum; r++)
+        p[4 + r] = e->sum->prog[r];
+    cky_status st = CKY_OK;
+    for (int q = 0; q < 7 && !st; q++)
+        if (p[q] && p[q]->background && !codegen_program_compiling(p[q]))
+            st = codegen_program_wait(p[q]);
+    return st;
+}
+
 cky_status gpu_engine_parse(gpu_engine *e, const sentence *s, int n, const gpu_decoder *dec)
 {
     cky_status use = gpu_engine_use(e); /* a pool parses on threads of its own */
@@ -329,6 +344,9 @@ cky_status gpu_engine_parse(gpu_engine *e, const sentence *s, int n, const gpu_d
         if (st)
             return st;
     }
+    cky_status joined = join_compiles(e);
+    if (joined)
+        return joined;
     size_t free_bytes = 0, total = 0;
     GPU_CHECK(cudaMemGetInfo(&free_bytes, &total));
     /* what the device's buffers already hold is reusable */

@@ -17,7 +17,7 @@ static cky_status load_roles(void *arg)
     gpu_sum *s = arg;
     GPU_CHECK(cudaSetDevice(s->d->info.id)); /* on a thread of its own */
     const codegen_program *p[3] = {s->prog[0], s->prog[1], s->prog[2]};
-    return gpu_dev_load_programs(p, s->kernel, 3);
+    return gpu_dev_load_programs(s->d, p, s->kernel, 3);
 }
 
 static size_t layout_bytes(const sum_unary_layout *l)
@@ -212,6 +212,8 @@ cky_status gpu_sum_new(gpu_dev *d, gpu_sum **out)
         st = upload_tables(s);
         if (!st)
             st = make_folds(s);
+        for (int r = 0; r < 3 && !st; r++)
+            st = gpu_generic_new(d, s->prog[r], CODEGEN_SEMIRING_SUM_PRODUCT, &s->generic[r]);
         if (!st)
             st = GPU_STATUS(cudaEventCreateWithFlags(&s->xx_added, cudaEventDisableTiming));
         st = workers_wait_all(&load, 1, st);
@@ -230,6 +232,7 @@ void gpu_sum_free(gpu_sum *s)
         return;
     for (int r = 0; r < 3; r++) {
         gpu_dev_unload_kernels(s->prog[r], s->kernel[r]);
+        gpu_generic_free(s->generic[r]);
         codegen_program_free(s->prog[r]);
         for (int f = 0; f < CODEGEN_NFAMILY; f++)
             free(s->fold[r][f]);
@@ -382,7 +385,11 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
             return st;
         int tile = dev->tile;
         for (int k = 0; k < part->nkernel; k++) { /* code blocks in parallel, into slots */
-            int m = s->kernel[role][f][k].max_threads / CODEGEN_THREADS;
+            const gpu_kernel *gk = gpu_dev_compiled(dev, s->prog[role], s->kernel[role], f, k,
+                                                    &st);
+            if (st)
+                return st;
+            int m = gk ? gk->max_threads / CODEGEN_THREADS : 1;
             m = m > dev->block_tiles ? dev->block_tiles : m < 1 ? 1 : m;
             int chunk = (dev->sum_chunk + m - 1) / m; /* in blocks of m tiles */
             const kernels_sum_fold *fo = &s->fold[role][f][k];
@@ -398,8 +405,11 @@ static cky_status run_list(gpu_sum *s, const plan *p, engine_pass pass, int d,
                 dim3 grid = {(unsigned)((stiles + m - 1) / m),
                              (unsigned)part->kernel[k].nblock, 1};
                 dim3 block = {(unsigned)(CODEGEN_THREADS * m), 1, 1};
-                if ((st = gpu_kernel_launch(&s->kernel[role][f][k], grid, block, args,
-                                            stream)))
+                st = gk ? gpu_kernel_launch(gk, grid, block, args, stream)
+                        : gpu_generic_launch(s->generic[role], part, f, k,
+                                             CODEGEN_SEMIRING_SUM_PRODUCT, l, r, pp, sn, tile,
+                                             ptile, stream);
+                if (st)
                     return st;
                 GPU_CHECK(kernels_sum_fold_slots(pp, ptile, ws[2] + o, tile, sn, *fo,
                                                  stream));

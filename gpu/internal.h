@@ -20,10 +20,38 @@ void gpu_dev_free(gpu_dev *d);
 cky_status gpu_dev_compile_sum(gpu_dev *d);
 
 /* The kernels of n programs at once, p[q]'s into kernel[q][f][0 .. nkernel) for each family
- * (kernel[q][f] calloc'ed), on a few host threads. On failure what was loaded stays for
- * gpu_dev_unload_kernels. */
-cky_status gpu_dev_load_programs(const codegen_program *const *p,
+ * (kernel[q][f] calloc'ed), on a few host threads: those that are ready (a background
+ * compile's others come later, gpu_dev_compiled; none with GPU_KERNELS_GENERIC). On
+ * failure what was loaded stays for gpu_dev_unload_kernels. */
+cky_status gpu_dev_load_programs(const gpu_dev *d, const codegen_program *const *p,
                                  gpu_kernel *kernel[][CODEGEN_NFAMILY], int n);
+
+/* The generic kernel's tables of a program on the device (codegen/generic.h): per family,
+ * the entries and the code blocks (kernels_generic_block). */
+typedef struct gpu_generic {
+    struct codegen_generic_rule *rule[CODEGEN_NFAMILY];
+    kernels_generic_block *block[CODEGEN_NFAMILY];
+} gpu_generic;
+
+/* The tables of program p in semiring sr, uploaded, when d needs them for p (kernels still
+ * compiling, or GPU_KERNELS_GENERIC); else *out = NULL. */
+cky_status gpu_generic_new(const gpu_dev *d, const codegen_program *p, codegen_semiring sr,
+                           gpu_generic **out);
+void gpu_generic_free(gpu_generic *g);
+
+/* Kernel k of program p's family f, to launch: its compiled form (loaded into
+ * kernel[f][k] when it has become ready), or NULL when the generic kernel is to run it
+ * (not compiled yet, or GPU_KERNELS_GENERIC). *st: a failed load. */
+const gpu_kernel *gpu_dev_compiled(const gpu_dev *d, const codegen_program *p,
+                                   gpu_kernel *const kernel[CODEGEN_NFAMILY],
+                                   codegen_family_id f, int k, cky_status *st);
+
+/* Launch kernel k of family f of partition `part` through the generic tables g (the
+ * arguments as the compiled kernel's: codegen.h, gpu_sum.c). */
+cky_status gpu_generic_launch(const gpu_generic *g, const codegen_partition *part,
+                              codegen_family_id f, int k, codegen_semiring sr,
+                              const float *left, const float *right, float *parent, int n,
+                              int tile, int ptile, cudaStream_t stream);
 
 /* Unload and free kernels of program p loaded by gpu_dev_load_programs (NULL arrays, or a
  * NULL p with NULL arrays, are fine). */
@@ -62,6 +90,7 @@ typedef struct gpu_sum {
     gpu_dev *d;
     codegen_program *prog[3];               /* sum-product kernels by codegen_role */
     gpu_kernel *kernel[3][CODEGEN_NFAMILY];
+    gpu_generic *generic[3];                /* their generic tables, while needed */
     kernels_sum_fold *fold[3][CODEGEN_NFAMILY]; /* each kernel's slots (device arrays) */
     void *folds;                            /* one device allocation: the folds' arrays */
     gpu_buffer part, side_part;             /* the kernels' partial slots: a launch's,

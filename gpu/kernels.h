@@ -210,6 +210,27 @@ cudaError_t kernels_sum_unary(const float *in, const int *ein, float *out, int *
 cudaError_t kernels_sum_roots(float *opost, int *eopost, int nsub, const int *roots, int n,
                               cudaStream_t stream);
 
+/* ---- the generic kernel (codegen/generic.h), while the compiled ones are not there ---- */
+
+/* A code block of a generic table: its entries [first, end) and, for sum-product, its
+ * first partial slot in its kernel (codegen_kernel_slots' numbering). */
+typedef struct kernels_generic_block {
+    long long first, end;
+    int slot0, unused;
+} kernels_generic_block;
+
+struct codegen_generic_rule;
+
+/* A compiled kernel's work from its table (device arrays: entries `rule`, its code blocks
+ * blocks[0 .. nblock)), for work items t < n of workspaces left and right (`tile` floats
+ * per tile), with the compiled kernel's stores into parent (codegen/codegen.h): semiring 0
+ * (max-plus) an atomic max of keys, 2 (fixed) of int32, 1 (sum-product) each parent's run
+ * into its slot of the partial workspace (`ptile` floats per tile); the same bits. */
+cudaError_t kernels_generic(int semiring, const float *left, const float *right, float *parent,
+                            int n, int tile, int ptile, const struct codegen_generic_rule *rule,
+                            const kernels_generic_block *blocks, int nblock,
+                            cudaStream_t stream);
+
 /* Copy-transpose through an index: WS(x, t) = chart[cell[index[t]] * nsub + row[x]]. */
 cudaError_t kernels_gather_index(const float *chart, int nsub, const int *cell,
                                  const int *index, int n, const int *row, int rows, float *ws,

@@ -290,7 +290,10 @@ cky_status parser_new(const grammar *g, const parser_options *opt, parser **out)
                                   .fixed = fixed,
                                   .part_mb = opt->tune.part_mb,
                                   .ptxas = opt->tune.ptxas,
-                                  .progress = opt->progress};
+                                  .progress = opt->progress,
+                                  .kernels = opt->test.generic_kernels ? GPU_KERNELS_GENERIC
+                                             : opt->tune.kernels_wait  ? GPU_KERNELS_WAIT
+                                                                       : GPU_KERNELS_EARLY};
             st = gpu_engine_new(g, &go, &p->gpu);
         }
         p->env = (decoder_env){.g = g,

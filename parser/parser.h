@@ -75,6 +75,10 @@ typedef struct parser_tune {
                         sentences than host threads (0: the default, those threads shared
                         among its sentences, at most 16 each and no more than the cores
                         allow) */
+    int kernels_wait; /* 1: the gpu engine parses once every generated kernel is compiled
+                         (cky bench, which times them); 0, the default: a grammar's first
+                         run parses at once, the generic kernel standing in for each kernel
+                         still compiling (gpu/gpu.h: GPU_KERNELS_EARLY; the same bits) */
 } parser_tune;
 
 /* Test hooks: the tests' ways into the pool (never set them otherwise). */
@@ -86,6 +90,8 @@ typedef struct parser_test_hooks {
                         its chunk after its first fail_after chunks (with engines 1, a pool
                         of one engine: nothing is left to parse after it) */
     int fail_after;
+    int generic_kernels; /* 1: the gpu engine runs the generic kernel only
+                            (GPU_KERNELS_GENERIC: the generated kernels' bits) */
 } parser_test_hooks;
 
 /* The Berkeley parser's output options, which only the pruned decoder gives (parser_new

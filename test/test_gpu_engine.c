@@ -1,12 +1,14 @@
 /* The GPU engine against the CPU generated path: bit-identical charts (both layers, every
  * cell), identical root scores and extraction arrays, whatever the workspace width and the
  * kernels' grid order, and the same bits twice; in float32 and in fixed point (both engines
- * with .fixed). Skipped without a CUDA device.
+ * with .fixed); with the generic kernel alone, and on a first run (an empty cache: the
+ * kernels compiling while the engine parses). Skipped without a CUDA device.
  * CKY_GPU_TEST_GRAMMAR=PATH and CKY_GPU_TEST_MAXLEN=N run the chart comparison on another
  * grammar (device runs), with the kernel cache CKY_CACHE when it is set (else the build's
  * test cache). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,4 +203,41 @@ Test(gpu_engine, fixed_point_charts_bit_identical_env_grammar, .timeout = 1800)
                      "grammar's fixed-point charts");
     const char *ml = getenv("CKY_GPU_TEST_MAXLEN");
     check_fixed(spec, 16, ml ? atoi(ml) : 30, 7, 0);
+}
+
+/* The generic kernel alone (codegen/generic.h), float32 and fixed point, with partial
+ * tiles and at the default width: the compiled kernels' charts, the cpu engine's. */
+Test(gpu_engine, generic_kernel_charts_bit_identical_sample_sm1, .timeout = 300)
+{
+    for (int fixed = 0; fixed < 2; fixed++)
+        for (int narrow = 0; narrow < 2; narrow++)
+            check_options(CKY_SHARED "/grammars/sample-sm1/sample-sm1", 12, 25, 1,
+                          (gpu_dev_options){.width = narrow ? 37 : 0, .chunk = -1,
+                                            .cache_dir = test_cache(), .fixed = fixed,
+                                            .kernels = GPU_KERNELS_GENERIC});
+}
+
+Test(gpu_engine, generic_kernel_charts_bit_identical_sample_sm3_native, .timeout = 600)
+{
+    for (int fixed = 0; fixed < 2; fixed++)
+        check_options(CKY_SHARED "/grammars/sample-sm3/sample-sm3.gr", 6, 20, 5,
+                      (gpu_dev_options){.chunk = -1, .cache_dir = test_cache(),
+                                        .fixed = fixed, .kernels = GPU_KERNELS_GENERIC});
+}
+
+/* A first run: an empty kernel cache, the kernels compiling in the background while the
+ * engine parses twice (the generic kernel standing in for those not there yet), in float32
+ * and in fixed point: the same charts. */
+Test(gpu_engine, first_run_parses_while_compiling, .timeout = 900)
+{
+    for (int fixed = 0; fixed < 2; fixed++) {
+        char dir[] = "/tmp/cky-first-run-XXXXXX";
+        cr_assert_not_null(mkdtemp(dir));
+        check_options(CKY_SHARED "/grammars/sample-sm3/sample-sm3.gr", 6, 20, 5,
+                      (gpu_dev_options){.chunk = -1, .cache_dir = dir, .fixed = fixed,
+                                        .kernels = GPU_KERNELS_EARLY});
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        cr_assert_eq(system(cmd), 0);
+    }
 }

@@ -8,6 +8,7 @@
  * (device runs), with the kernel cache CKY_CACHE when set (else the build's test cache). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,19 +33,33 @@ static void need_gpu(void)
         cr_skip_test("no CUDA device: the GPU max-rule decoder is not tested here");
 }
 
-static void run_decoder(const grammar *g, parser_engine engine, parser_decoder decoder,
-                        int workspace, const sentence *s, int n, parse_result *out)
+/* The settings of run_decoder's parser beyond engine, decoder and workspace. */
+typedef struct run_how {
+    const char *cache;   /* NULL: test_cache() */
+    int generic;         /* parser_test_hooks.generic_kernels */
+} run_how;
+
+static void run_how_decoder(const grammar *g, parser_engine engine, parser_decoder decoder,
+                            int workspace, run_how how, const sentence *s, int n,
+                            parse_result *out)
 {
     parser_options o = parser_default_options();
     o.engine = engine;
     o.decoder = decoder;
     o.max_length = 100000;
     o.workspace = workspace;
-    o.cache_dir = test_cache();
+    o.cache_dir = how.cache ? how.cache : test_cache();
+    o.test.generic_kernels = how.generic;
     parser *p;
     cr_assert_eq(parser_new(g, &o, &p), CKY_OK, "%s", cky_last_error());
     cr_assert_eq(parser_parse(p, s, n, out), CKY_OK, "%s", cky_last_error());
     parser_free(p);
+}
+
+static void run_decoder(const grammar *g, parser_engine engine, parser_decoder decoder,
+                        int workspace, const sentence *s, int n, parse_result *out)
+{
+    run_how_decoder(g, engine, decoder, workspace, (run_how){0}, s, n, out);
 }
 
 static void run(const grammar *g, parser_engine engine, int workspace, const sentence *s, int n,
@@ -109,6 +124,43 @@ Test(gpu_maxrule, same_bits_as_cpu_sm1, .timeout = 600)
 Test(gpu_maxrule, same_bits_as_cpu_sm3, .timeout = 600)
 {
     check_grammar(GRAMMARS "sample-sm3/sample-sm3.gr", 24, 30);
+}
+
+/* The generic kernel alone (codegen/generic.h), and a first run (an empty kernel cache:
+ * the sum-product kernels compiling while the engine parses): the cpu engine's bits, for
+ * max-rule and Viterbi. */
+Test(gpu_maxrule, generic_kernel_and_first_run_same_bits, .timeout = 900)
+{
+    need_gpu();
+    grammar *g;
+    cr_assert_eq(grammar_load(GRAMMARS "sample-sm3/sample-sm3.gr", &g), CKY_OK, "%s",
+                 cky_last_error());
+    sentence s[16];
+    int n = dev_sentences(16, 25, s);
+    parse_result cpu[16], got[16];
+    for (int d = 0; d < 2; d++) {
+        parser_decoder dec = d ? PARSER_DECODER_VITERBI : PARSER_DECODER_MAXRULE;
+        const char *what = d ? "viterbi" : "maxrule";
+        run_decoder(g, PARSER_ENGINE_CPU, dec, 0, s, n, cpu);
+        run_how_decoder(g, PARSER_ENGINE_GPU, dec, 0, (run_how){.generic = 1}, s, n, got);
+        same_results(cpu, got, n, what);
+        for (int k = 0; k < n; k++)
+            parse_result_clear(&got[k]);
+        char dir[] = "/tmp/cky-first-run-XXXXXX";
+        cr_assert_not_null(mkdtemp(dir));
+        run_how_decoder(g, PARSER_ENGINE_GPU, dec, 0, (run_how){.cache = dir}, s, n, got);
+        same_results(cpu, got, n, what);
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        cr_assert_eq(system(cmd), 0);
+        for (int k = 0; k < n; k++) {
+            parse_result_clear(&cpu[k]);
+            parse_result_clear(&got[k]);
+        }
+    }
+    for (int k = 0; k < n; k++)
+        sentence_free(&s[k]);
+    grammar_free(g);
 }
 
 Test(gpu_maxrule, other_grammar, .timeout = 1800)
