@@ -55,7 +55,7 @@ static cky_status hbuf_need(hbuf *b, size_t bytes)
 }
 
 enum {
-    B_META, B_LEX, B_VI, B_VO, B_IN, B_OUT, B_STATE, B_SUB, B_SUB2, B_LIST, B_DONE, B_FINE,
+    B_META, B_LEX, B_VI, B_VO, B_IN, B_OUT, B_STATE, B_SUB, B_SUB2, B_LBITS, B_RBITS, B_FINE,
     B_STATS, NBUF
 };
 
@@ -126,10 +126,6 @@ static void rebase_level(prune_dev_level *l, char *base)
     REBASE(l->unc_rule);
     REBASE(l->un_w);
     REBASE(l->w);
-    if (l->lr_first) {
-        REBASE(l->lr_first);
-        REBASE(l->lr_rule);
-    }
     if (l->lchild) {
         REBASE(l->lchild);
         REBASE(l->rchild);
@@ -179,30 +175,6 @@ static int interleave(int nb, const int *bin_first, int *parent, int *left, int 
     free(at);
     free(tmp);
     free(wt);
-    return 0;
-}
-
-/* The binary rules by their children: the rules (indices into the by-parent list) with
- * children (L, R) are (*rule)[(*first)[L * nsym + R] ..), by parent within. Nonzero when out
- * of memory. */
-static int by_children(int nsym, int nb, const int *left, const int *right, int **first,
-                       int **rule)
-{
-    size_t cells = (size_t)nsym * nsym;
-    int *f = calloc(cells + 2, sizeof *f), *r = malloc(((size_t)nb + 1) * sizeof *r);
-    if (!f || !r) {
-        free(f);
-        free(r);
-        return 1;
-    }
-    for (int x = 0; x < nb; x++)
-        f[(size_t)left[x] * nsym + right[x] + 2]++;
-    for (size_t c = 0; c < cells; c++)
-        f[c + 2] += f[c + 1];
-    for (int x = 0; x < nb; x++)
-        r[f[(size_t)left[x] * nsym + right[x] + 1]++] = x;
-    *first = f;
-    *rule = r;
     return 0;
 }
 
@@ -312,13 +284,6 @@ static cky_status put_level(blob *bl, const grammar *g, int xbar, const int *lch
             unc_rule[fill[un_child[u]]++] = u;
         free(fill);
     }
-    int *lr_first = NULL, *lr_rule = NULL;
-    if (!xbar && by_children(nsym, nb, bin_left, bin_right, &lr_first, &lr_rule)) {
-        free(ints);
-        free(lls);
-        free(w);
-        return cky_fail(CKY_ERR_NOMEM, "out of memory");
-    }
     prune_dev_level l = {.nsym = nsym, .tot = g->nsub_total, .nbin = nb};
     l.nsub = put(bl, g->nsub, (size_t)nsym * sizeof(int));
     l.off = put(bl, g->sub_offset, (size_t)nsym * sizeof(int));
@@ -338,12 +303,6 @@ static cky_status put_level(blob *bl, const grammar *g, int xbar, const int *lch
     l.unc_rule = put(bl, unc_rule, (size_t)nu * sizeof(int));
     l.un_w = put(bl, un_w, (size_t)nu * sizeof(long long));
     l.w = put(bl, w, (size_t)nw * sizeof(double));
-    if (lr_first) {
-        l.lr_first = put(bl, lr_first, ((size_t)nsym * nsym + 1) * sizeof(int));
-        l.lr_rule = put(bl, lr_rule, (size_t)nb * sizeof(int));
-    }
-    free(lr_first);
-    free(lr_rule);
     if (lchild) {
         l.lchild = put(bl, lchild, (size_t)g->nsub_total * sizeof(int));
         l.rchild = put(bl, rchild, (size_t)g->nsub_total * sizeof(int));
@@ -525,22 +484,12 @@ static cky_status score_lexicon(const prune_gpu *p, char *const *const *words, c
     return st;
 }
 
-/* Doubles of shared memory per warp (prune_dev_batch.per_warp). */
-static int per_warp(const prune_gpu *p)
-{
-    int m = 2 * p->c->level[0]->nsym;
-    if (p->tot_max > m)
-        m = p->tot_max;
-    int live = 2 * p->maxsub + p->fine->nsym; /* outside: al, ar and the live flags */
-    return live > m ? live : m;
-}
-
 /* Bytes of device work space per cell. */
 static size_t cell_bytes(const prune_gpu *p)
 {
     size_t nsym = (size_t)p->fine->nsym, T = (size_t)p->tot_max;
     return 2 * nsym * sizeof(double) + 2 * T * sizeof(double) + nsym + 2 * T +
-           (nsym + 1) * sizeof(unsigned short) + sizeof(int) + (size_t)p->fine->nsub_total;
+           2 * sizeof(int) + (size_t)p->fine->nsub_total;
 }
 
 /* Sentence k's mask from the batch's downloads (the fine state and substates, the levels'
@@ -591,23 +540,29 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
     const grammar_cascade *c = p->c;
     int nlevel = c->nlevel, nsym = p->fine->nsym, ftot = p->fine->nsub_total;
     long long cells = 0, nwords = 0;
+    int nmax = 0;
     for (int k = 0; k < nsent; k++) {
         cells += (long long)chart_ncells(n[k]);
         nwords += n[k];
+        nmax = n[k] > nmax ? n[k] : nmax;
     }
-    size_t meta = (size_t)nsent * (2 * sizeof(int) + 2 * sizeof(long long));
+    /* meta: cell0, word0 [nsent], n, order [nsent], span_cell [2 cells] */
+    size_t meta = (size_t)nsent * (2 * sizeof(int) + 2 * sizeof(long long)) +
+                  2 * (size_t)cells * sizeof(int);
     size_t lex_bytes = (size_t)nwords * p->lex_width * sizeof(double);
     size_t state_bytes = (size_t)cells * nsym, fine_bytes = (size_t)cells * ftot;
     size_t stats_bytes = (size_t)nsent * nlevel * sizeof(prune_dev_stats);
+    int nword = (nmax + 64) / 64;
+    size_t bits_bytes = (size_t)(nwords + nsent) * nsym * nword * sizeof(unsigned long long);
     size_t T = (size_t)p->tot_max, need[NBUF] = {
         [B_META] = meta, [B_LEX] = lex_bytes,
         [B_VI] = (size_t)cells * nsym * sizeof(double), [B_VO] = (size_t)cells * nsym * sizeof(double),
         [B_IN] = (size_t)cells * T * sizeof(double), [B_OUT] = (size_t)cells * T * sizeof(double),
         [B_STATE] = state_bytes, [B_SUB] = (size_t)cells * T, [B_SUB2] = (size_t)cells * T,
-        [B_LIST] = (size_t)cells * (nsym + 1) * sizeof(unsigned short),
-        [B_DONE] = (size_t)cells * sizeof(int),
+        [B_LBITS] = bits_bytes, [B_RBITS] = bits_bytes,
         [B_FINE] = fine_bytes, [B_STATS] = stats_bytes};
-    cky_status st = CKY_OK;
+    long long *span_first = malloc(((size_t)nmax + 2) * sizeof *span_first);
+    cky_status st = span_first ? CKY_OK : cky_fail(CKY_ERR_NOMEM, "out of memory");
     for (int b = 0; b < NBUF && !st; b++)
         st = dbuf_need(&p->buf[b], need[b]);
     /* host side, pinned: the uploads (meta, lexicon) and the downloads one after another */
@@ -615,8 +570,10 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
     size_t down = state_bytes + fine_bytes + stats_bytes;
     if (!st)
         st = hbuf_need(&p->host, up + down + 16);
-    if (st)
+    if (st) {
+        free(span_first);
         return st;
+    }
     char *hm = p->host.p;
     long long *cell0 = (long long *)hm, *word0 = cell0 + nsent;
     int *hn = (int *)(word0 + nsent), *order = hn + nsent;
@@ -634,6 +591,18 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
         order[k] = k;
     }
     qsort_r(order, (size_t)nsent, sizeof *order, longest_first, (void *)n);
+    int *span_cell = order + nsent; /* span by span, the longest sentences first */
+    long long f = 0;
+    for (int d = 1; d <= nmax; d++) {
+        span_first[d] = f;
+        for (int t = 0; t < nsent && n[order[t]] >= d; t++)
+            for (int i = 0; i + d <= n[order[t]]; i++, f++) {
+                span_cell[2 * f] = order[t];
+                span_cell[2 * f + 1] = i;
+            }
+    }
+    span_first[0] = 0;
+    span_first[nmax + 1] = f;
     double t0 = clock_seconds();
     st = score_lexicon(p, words, n, gold, nsent, word0, nwords, threads, lex);
     p->times.lexicon += clock_seconds() - t0;
@@ -641,18 +610,21 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
         char *dm = p->buf[B_META].p;
         prune_dev_batch b = {.nsent = nsent, .nlevel = nlevel, .nsym0 = c->level[0]->nsym,
                              .tot_max = p->tot_max, .fine_tot = ftot,
-                             .maxsub = p->maxsub, .per_warp = per_warp(p),
+                             .maxsub = p->maxsub,
                              .fine_nsub = p->fine_nsub, .fine_off = p->fine_off,
                              .n = (int *)(dm + 2 * (size_t)nsent * sizeof(long long)),
                              .order = (int *)(dm + 2 * (size_t)nsent * sizeof(long long)) + nsent,
+                             .span_cell = (int *)(dm + 2 * (size_t)nsent * sizeof(long long)) +
+                                          2 * (size_t)nsent,
                              .cell0 = (long long *)dm,
                              .word0 = (long long *)dm + nsent,
                              .lex = p->buf[B_LEX].p, .lex_width = p->lex_width,
                              .vi = p->buf[B_VI].p, .vo = p->buf[B_VO].p,
                              .in = p->buf[B_IN].p, .out = p->buf[B_OUT].p,
                              .state = p->buf[B_STATE].p, .sub = p->buf[B_SUB].p,
-                             .sub2 = p->buf[B_SUB2].p, .list = p->buf[B_LIST].p,
-                             .done = p->buf[B_DONE].p,
+                             .sub2 = p->buf[B_SUB2].p,
+                             .lbits = p->buf[B_LBITS].p, .rbits = p->buf[B_RBITS].p,
+                             .nword = nword,
                              .fine_sub = p->buf[B_FINE].p,
                              .stats = p->buf[B_STATS].p, .hash = levels};
         for (int k = 0; k < nlevel; k++) {
@@ -671,7 +643,7 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
         if (!st)
             st = GPU_STATUS(cudaEventRecord(p->ev[1], s));
         if (!st)
-            st = GPU_STATUS(prune_dev_launch(p->dlv, &b, s));
+            st = GPU_STATUS(prune_dev_launch(p->dlv, &b, span_first, nmax, s));
         if (!st)
             st = GPU_STATUS(cudaEventRecord(p->ev[2], s));
         if (!st)
@@ -696,6 +668,7 @@ static cky_status run_batch(prune_gpu *p, char *const *const *words, const int *
     if (!st)
         st = workers_for(threads, nsent, unpack_sentence, &uj);
     p->times.unpack += clock_seconds() - t0;
+    free(span_first);
     return st;
 }
 
@@ -707,18 +680,23 @@ cky_status prune_gpu_build_masks(prune_gpu *p, char *const *const *words, const 
     memset(out, 0, (size_t)nsent * sizeof *out);
     GPU_CHECK(cudaSetDevice(p->device));
     size_t per_cell = cell_bytes(p), per_word = (size_t)p->lex_width * sizeof(double);
+    size_t per_row = 2 * (size_t)p->fine->nsym * sizeof(unsigned long long); /* a bit set word */
     for (int k = 0; k < nsent; k++)
         if (n[k] < 1)
             return cky_fail(CKY_ERR_ARG, "prune: a sentence needs at least one word");
     int first = 0;
     while (first < nsent) { /* batches within BATCH_BYTES (at least one sentence each) */
-        size_t bytes = 0;
-        int last = first;
+        size_t bytes = 0, rows = 0; /* rows: of the bit sets, n + 1 a sentence */
+        int last = first, nmax = 0;
         while (last < nsent) {
             size_t b = chart_ncells(n[last]) * per_cell + (size_t)n[last] * per_word;
-            if (last > first && bytes + b > BATCH_BYTES)
+            int m = n[last] > nmax ? n[last] : nmax;
+            size_t bits = (rows + n[last] + 1) * per_row * (size_t)((m + 64) / 64);
+            if (last > first && bytes + b + bits > BATCH_BYTES)
                 break;
             bytes += b;
+            rows += (size_t)n[last] + 1;
+            nmax = m;
             last++;
         }
         cky_status st = run_batch(p, words + first, n + first, gold ? gold + first : NULL,

@@ -6,7 +6,8 @@
 
 #include "../chart/cell.h"
 
-#define WARPS 8
+#define WARPS 8      /* warps of a block of one sentence (a level's start and end) */
+#define SPAN_WARPS 8 /* the most warps of a cell's block in a pass (span_warps) */
 #define FULL 0xffffffffu
 #define NONE (-INFINITY)
 
@@ -15,6 +16,12 @@ typedef struct sent {
     int n;
     long long c0, w0; /* its first cell and word */
 } sent;
+
+/* The first row of sentence si's bit sets (prune_dev_batch.lbits): n + 1 rows a sentence. */
+__device__ static inline long long row0_of(const prune_dev_batch *b, int si)
+{
+    return b->word0[si] + si;
+}
 
 __device__ static inline double dmax(double a, double b) { return a > b ? a : b; }
 
@@ -61,6 +68,11 @@ __device__ static int next_sym(const unsigned char *st, int nsym, int from, int 
 #define FOR_ALLOWED(P, st, nsym)                                                             \
     for (int P = next_sym(st, nsym, 0, lane); P < (nsym); P = next_sym(st, nsym, P + 1, lane))
 
+/* The allowed symbols of the cell this warp's block takes (v->cl), every nw-th from its
+ * warp's. */
+#define FOR_MINE(P)                                                                          \
+    for (int q_ = warp, P; q_ < v->ncl && ((P = v->cl[q_]), 1); q_ += nw)
+
 __device__ static inline long long cell_of(const sent *s, int i, int j)
 {
     return s->c0 + (long long)chart_cell(s->n, i, j);
@@ -68,37 +80,44 @@ __device__ static inline long long cell_of(const sent *s, int i, int j)
 
 /* ---- level 0 ---- */
 
+/* Each cell is one thread block of nw warps (warp: this one's index): the warps take the
+ * split points in turn (k = i + 1 + warp, then every nw-th), the lanes the rules; the
+ * block's threads fill and clear its shared buffers; whatever must run in order (the
+ * unaries in place) is warp 0's. Every thread of the block calls these functions. */
+
 static __device__ void xbar_inside(const prune_dev_level *g, const prune_dev_batch *b,
                                    const sent *s, int i, int j, double *cell,
-                                   unsigned long long *acc, int lane)
+                                   unsigned long long *acc, int warp, int nw, int lane)
 {
     int nsym = g->nsym;
     double *vi = b->vi;
     double *dst = vi + cell_of(s, i, j) * nsym;
-    for (int x = lane; x < nsym; x += 32) {
+    for (int x = threadIdx.x; x < nsym; x += blockDim.x) {
         cell[x] = dst[x];
         acc[x] = ordered(NONE);
     }
-    __syncwarp();
+    __syncthreads();
     if (j - i > 1) {
         for (int r = lane; r < g->nbin; r += 32) {
             int L = g->bin_left[r], R = g->bin_right[r];
             int lo = g->phrasal[R] ? i + 1 : j - 1, hi = g->phrasal[L] ? j : i + 2;
             double w = g->w[g->w_first[r]], best = NONE;
-            for (int k = lo; k < hi; k++)
+            for (int k = lo + warp; k < hi; k += nw)
                 best = dmax(w + vi[cell_of(s, i, k) * nsym + L] + vi[cell_of(s, k, j) * nsym + R],
                             best);
             if (best > NONE)
                 atomicMax(&acc[g->bin_parent[r]], ordered(best));
         }
-        __syncwarp();
-        for (int P = lane; P < nsym; P += 32) {
+        __syncthreads();
+        for (int P = threadIdx.x; P < nsym; P += blockDim.x) {
             double a = unordered(acc[P]);
             if (g->phrasal[P] && a > cell[P])
                 cell[P] = a;
         }
-        __syncwarp();
+        __syncthreads();
     }
+    if (warp)
+        return;
     for (int P = 0; P < nsym; P++) { /* in place, in symbol order */
         if (!g->phrasal[P] || g->un_first[P] == g->un_first[P + 1])
             continue;
@@ -115,37 +134,39 @@ static __device__ void xbar_inside(const prune_dev_level *g, const prune_dev_bat
     }
     for (int x = lane; x < nsym; x += 32)
         dst[x] = cell[x];
-    __syncwarp();
 }
 
 static __device__ void xbar_outside(const prune_dev_level *g, const prune_dev_batch *b,
-                                    const sent *s, int i, int j, double *cell, int lane)
+                                    const sent *s, int i, int j, double *cell, int warp, int nw,
+                                    int lane)
 {
     int nsym = g->nsym;
     const double *vi = b->vi;
     const double *in = vi + cell_of(s, i, j) * nsym;
     unsigned long long *vo = b->vo, *dst = vo + cell_of(s, i, j) * nsym;
-    for (int x = lane; x < nsym; x += 32)
-        cell[x] = unordered(dst[x]); /* its binary terms, pushed by its parents */
-    __syncwarp();
-    for (int C = 0; C < nsym; C++) { /* in place, in symbol order */
-        if (in[C] == NONE || g->unc_first[C] == g->unc_first[C + 1])
-            continue;
-        double best = NONE;
-        for (int x = g->unc_first[C] + lane; x < g->unc_first[C + 1]; x += 32) {
-            int u = g->unc_rule[x];
-            double os = cell[g->un_parent[u]];
-            if (os != NONE)
-                best = dmax(os + g->w[g->un_w[u]], best);
-        }
-        best = warp_max(best);
-        if (lane == 0 && best > cell[C])
-            cell[C] = best;
+    if (warp == 0) {
+        for (int x = lane; x < nsym; x += 32)
+            cell[x] = unordered(dst[x]); /* its binary terms, pushed by its parents */
         __syncwarp();
+        for (int C = 0; C < nsym; C++) { /* in place, in symbol order */
+            if (in[C] == NONE || g->unc_first[C] == g->unc_first[C + 1])
+                continue;
+            double best = NONE;
+            for (int x = g->unc_first[C] + lane; x < g->unc_first[C + 1]; x += 32) {
+                int u = g->unc_rule[x];
+                double os = cell[g->un_parent[u]];
+                if (os != NONE)
+                    best = dmax(os + g->w[g->un_w[u]], best);
+            }
+            best = warp_max(best);
+            if (lane == 0 && best > cell[C])
+                cell[C] = best;
+            __syncwarp();
+        }
+        for (int x = lane; x < nsym; x += 32)
+            dst[x] = ordered(cell[x]);
     }
-    for (int x = lane; x < nsym; x += 32)
-        dst[x] = ordered(cell[x]);
-    __syncwarp();
+    __syncthreads();
     if (j - i < 2)
         return;
     for (int r = lane; r < g->nbin; r += 32) { /* push into the children */
@@ -154,7 +175,7 @@ static __device__ void xbar_outside(const prune_dev_level *g, const prune_dev_ba
             continue;
         int L = g->bin_left[r], R = g->bin_right[r];
         double w = g->w[g->w_first[r]];
-        for (int k = i + 1; k < j; k++) {
+        for (int k = i + 1 + warp; k < j; k += nw) {
             long long cl = cell_of(s, i, k) * nsym + L, cr = cell_of(s, k, j) * nsym + R;
             double ls = vi[cl], rs = vi[cr];
             if (ls != NONE && rs != NONE) {
@@ -163,7 +184,6 @@ static __device__ void xbar_outside(const prune_dev_level *g, const prune_dev_ba
             }
         }
     }
-    __syncwarp(); /* the lanes are done with cell before the warp's next cell loads it */
 }
 
 /* ---- levels >= 1 ---- */
@@ -177,8 +197,23 @@ typedef struct lview {
     double *in;
     unsigned long long *out;
     unsigned char *state, *sub;
-    const unsigned short *list; /* per cell: the allowed symbols' count, then the symbols */
+    const unsigned long long *lbits, *rbits; /* the sentence's first rows (prune_dev_batch) */
+    int nword;
+    /* in a pass, copies in shared memory of the cell's own: its allowed symbols in order (ncl
+     * of them), its states [nsym] and substates [tot] */
+    const unsigned short *cl;
+    int ncl;
+    const unsigned char *cst, *csub;
 } lview;
+
+/* The view of level k in sentence si (s), its substates sub. */
+__device__ static inline lview view_of(const prune_dev_level *lv, const prune_dev_batch *b,
+                                       int k, int si, const sent *s, unsigned char *sub)
+{
+    long long bits = row0_of(b, si) * lv[0].nsym * b->nword;
+    return (lview){&lv[k], s, b->tot_max, b->in, b->out, b->state, sub, b->lbits + bits,
+                   b->rbits + bits, b->nword, NULL, 0, NULL, NULL};
+}
 
 __device__ static inline const unsigned char *state_at(const lview *v, int i, int j)
 {
@@ -217,63 +252,79 @@ __device__ static inline void acc_clear(unsigned long long *acc, int m, int lane
             body(q0_ + __ffs(m_) - 1, lane, 32);                                             \
     }
 
-/* The allowed symbols of cell (i, j): their count, then the symbols (made per level). */
-__device__ static inline const unsigned short *list_at(const lview *v, int i, int j)
+/* The split points k of (i, j) in 64-bit word w of a bit set over split points. */
+__device__ static inline unsigned long long span_word(int i, int j, int w)
 {
-    return v->list + cell_of(v->s, i, j) * (v->g->nsym + 1);
+    int lo = i + 1 - 64 * w, hi = j - 1 - 64 * w; /* the word's bits lo .. hi, inclusive */
+    unsigned long long m = ~0ull;
+    if (lo > 0)
+        m &= ~0ull << lo;
+    if (hi < 63)
+        m &= (2ull << hi) - 1;
+    return m;
 }
 
-/* For each split k of (i, j) in turn, each pair of symbols allowed over (i, k) and (k, j)
- * (the lanes take the pairs) and each binary rule with those children (lr_first) whose
- * parent P want(P) accepts: body(r, k, t0, step), as FOR_ITEMS runs it, r an index into
- * the by-parent rule list. Declares i, j, st (the cell's states) and lane from the caller. */
+/* For each parent P that want(P) accepts, each of its binary rules r (an index into the
+ * by-parent rule list) and each split point k of (i, j) where both of r's children are
+ * allowed (the bit sets: left child over (i, k), right child over (k, j)): body(r, k, t0,
+ * step), as FOR_ITEMS runs it. The rules are taken 32 at a time, a lane each, the warps of
+ * the block taking the groups of 32 in turn; a lane's (rule, split) with more than SMALL
+ * terms is taken by the whole warp. Uses i, j, v, g, warp, nw and lane from the caller. */
 #define FOR_PAIRS(want, body)                                                                \
-    for (int k = i + 1; k < j; k++) {                                                        \
-        const unsigned short *A = list_at(v, i, k), *B = list_at(v, k, j);                   \
-        int nb_ = B[0], pairs_ = A[0] * nb_;                                                 \
-        for (int q0_ = 0; q0_ < pairs_; q0_ += 32) {                                         \
-            int q_ = q0_ + lane, c_ = 0, e_ = 0;                                             \
-            if (q_ < pairs_) {                                                               \
-                int lr_ = A[1 + q_ / nb_] * g->nsym + B[1 + q_ % nb_];                       \
-                c_ = g->lr_first[lr_];                                                       \
-                e_ = g->lr_first[lr_ + 1];                                                   \
+    for (int x_ = 0, c_ = 0; x_ < v->ncl; x_++) {                                            \
+        int P_ = v->cl[x_];                                                                  \
+        if (!(want(P_)))                                                                     \
+            continue;                                                                        \
+        int e_ = g->bin_first[P_ + 1];                                                       \
+        for (int q0_ = g->bin_first[P_]; q0_ < e_; q0_ += 32, c_++) {                        \
+            if (c_ % nw != warp)                                                             \
+                continue;                                                                    \
+            int r_ = q0_ + lane, terms_ = 0;                                                 \
+            const unsigned long long *lb_ = NULL, *rb_ = NULL;                               \
+            if (r_ < e_) {                                                                   \
+                lb_ = v->lbits + ((long long)i * g->nsym + g->bin_left[r_]) * v->nword;      \
+                rb_ = v->rbits + ((long long)j * g->nsym + g->bin_right[r_]) * v->nword;     \
+                terms_ = (g->row_first[r_ + 1] - g->row_first[r_]) * g->nsub[P_];            \
             }                                                                                \
-            while (__any_sync(FULL, c_ < e_)) {                                              \
-                int r_ = -1, big_ = 0;                                                       \
-                if (c_ < e_) {                                                               \
-                    r_ = g->lr_rule[c_++];                                                   \
-                    int P_ = g->bin_parent[r_];                                              \
-                    if (!want(P_))                                                           \
-                        r_ = -1;                                                             \
-                    else if ((g->row_first[r_ + 1] - g->row_first[r_]) * g->nsub[P_] > SMALL) \
-                        big_ = 1;                                                            \
-                    else                                                                     \
-                        body(r_, k, 0, 1);                                                   \
-                }                                                                            \
-                for (unsigned m_ = __ballot_sync(FULL, big_); m_; m_ &= m_ - 1) {            \
-                    int rw_ = __shfl_sync(FULL, r_, __ffs(m_) - 1);                          \
-                    body(rw_, k, lane, 32);                                                  \
+            for (int w_ = (i + 1) >> 6; w_ <= (j - 1) >> 6; w_++) {                          \
+                unsigned long long m_ = lb_ ? lb_[w_] & rb_[w_] & span_word(i, j, w_) : 0;   \
+                while (__any_sync(FULL, m_ != 0)) {                                          \
+                    int k_ = -1, big_ = 0;                                                   \
+                    if (m_) {                                                                \
+                        k_ = 64 * w_ + __ffsll((long long)m_) - 1;                           \
+                        m_ &= m_ - 1;                                                        \
+                        if (terms_ > SMALL)                                                  \
+                            big_ = 1;                                                        \
+                        else                                                                 \
+                            body(r_, k_, 0, 1);                                              \
+                    }                                                                        \
+                    for (unsigned b_ = __ballot_sync(FULL, big_); b_; b_ &= b_ - 1) {        \
+                        int src_ = __ffs(b_) - 1;                                            \
+                        int rw_ = __shfl_sync(FULL, r_, src_);                               \
+                        int kw_ = __shfl_sync(FULL, k_, src_);                               \
+                        body(rw_, kw_, lane, 32);                                            \
+                    }                                                                        \
                 }                                                                            \
             }                                                                                \
         }                                                                                    \
     }
 
 /* The binary terms of cell (i, j) at a level >= 1, by split and allowed children
- * (FOR_PAIRS): each term w[row][x] + left + right into a per-warp exact maximum per
- * substate of the cell's level (acc: a warp's buffer). */
+ * (FOR_PAIRS): each term w[row][x] + left + right into the block's exact maximum per
+ * substate of the cell's level (acc: shared by the block's warps). */
 static __device__ void inside_binary(const lview *v, int i, int j, unsigned long long *acc,
-                                     int lane)
+                                     int warp, int nw, int lane)
 {
     const prune_dev_level *g = v->g;
-    const unsigned char *st = state_at(v, i, j);
-    FOR_ALLOWED(P, st, g->nsym)
+    const unsigned char *st = v->cst;
+    FOR_MINE(P)
         acc_clear(acc + g->off[P], g->nsub[P], lane);
-    __syncwarp();
+    __syncthreads();
 #define IN_WANT(P) (st[P])
 #define IN_BODY(r, k, t0, step)                                                              \
     {                                                                                        \
         int P = g->bin_parent[r], np = g->nsub[P], r0 = g->row_first[r];                     \
-        const unsigned char *ps = v->sub + at(v, i, j, P);                                   \
+        const unsigned char *ps = v->csub + g->off[P];                                       \
         unsigned long long *ap = acc + g->off[P];                                            \
         const double *w = g->w + g->w_first[r];                                              \
         const double *left = v->in + at(v, i, k, g->bin_left[r]);                            \
@@ -291,32 +342,32 @@ static __device__ void inside_binary(const lview *v, int i, int j, unsigned long
         }                                                                                    \
     }
     FOR_PAIRS(IN_WANT, IN_BODY)
-    __syncwarp();
-    FOR_ALLOWED(P, st, g->nsym) {
+    __syncthreads();
+    FOR_MINE(P) {
         double *cell = v->in + at(v, i, j, P);
-        const unsigned char *ps = v->sub + at(v, i, j, P);
+        const unsigned char *ps = v->csub + g->off[P];
         for (int x = lane; x < g->nsub[P]; x += 32) {
             double best = unordered(acc[g->off[P] + x]);
             if (ps[x] && best > NONE)
                 cell[x] = best;
         }
     }
-    __syncwarp();
+    __syncthreads();
 }
 
-/* The unary terms of cell (i, j) inside, all from the values before them (acc: a warp's
- * buffer of the level's substates). */
+/* The unary terms of cell (i, j) inside, all from the values before them (acc: the block's
+ * buffer of the level's substates; each warp takes its parents, FOR_MINE). */
 static __device__ void inside_unary(const lview *v, int i, int j, unsigned long long *acc,
-                                    int lane)
+                                    int warp, int nw, int lane)
 {
     const prune_dev_level *g = v->g;
-    const unsigned char *st = state_at(v, i, j);
-    FOR_ALLOWED(P, st, g->nsym)
+    const unsigned char *st = v->cst;
+    FOR_MINE(P)
         acc_clear(acc + g->off[P], g->nsub[P], lane);
-    __syncwarp();
-    FOR_ALLOWED(P, st, g->nsym) {
+    __syncthreads();
+    FOR_MINE(P) {
         int np = g->nsub[P], ub = g->un_first[P];
-        const unsigned char *ps = v->sub + at(v, i, j, P);
+        const unsigned char *ps = v->csub + g->off[P];
         unsigned long long *ap = acc + g->off[P];
 #define UN_WANT(q) (st[g->un_child[ub + (q)]])
 #define UN_TERMS(q) (g->nsub[g->un_child[ub + (q)]] * np)
@@ -336,31 +387,31 @@ static __device__ void inside_unary(const lview *v, int i, int j, unsigned long 
     }
         FOR_ITEMS(g->un_first[P + 1] - ub, UN_WANT, UN_TERMS, UN_BODY)
     }
-    __syncwarp();
-    FOR_ALLOWED(P, st, g->nsym) {
+    __syncthreads();
+    FOR_MINE(P) {
         double *cell = v->in + at(v, i, j, P);
         for (int x = lane; x < g->nsub[P]; x += 32)
             cell[x] = dmax(unordered(acc[g->off[P] + x]), cell[x]);
     }
-    __syncwarp();
+    __syncthreads();
 }
 
 /* The unary terms of cell (i, j) outside, from the values before them. */
 static __device__ void outside_unary(const lview *v, int i, int j, unsigned long long *acc,
-                                     int lane)
+                                     int warp, int nw, int lane)
 {
     const prune_dev_level *g = v->g;
-    const unsigned char *st = state_at(v, i, j);
+    const unsigned char *st = v->cst;
     int d = j - i;
-    FOR_ALLOWED(C, st, g->nsym)
+    FOR_MINE(C)
         if (d == 1 || g->phrasal[C])
             acc_clear(acc + g->off[C], g->nsub[C], lane);
-    __syncwarp();
-    FOR_ALLOWED(C, st, g->nsym) {
+    __syncthreads();
+    FOR_MINE(C) {
         if (d > 1 && !g->phrasal[C])
             continue;
         int nc = g->nsub[C], yb = g->unc_first[C];
-        const unsigned char *cs = v->sub + at(v, i, j, C);
+        const unsigned char *cs = v->csub + g->off[C];
         unsigned long long *ac = acc + g->off[C];
 #define UP_P(q) (g->un_parent[g->unc_rule[yb + (q)]])
 #define UP_WANT(q) (st[UP_P(q)])
@@ -382,8 +433,8 @@ static __device__ void outside_unary(const lview *v, int i, int j, unsigned long
     }
         FOR_ITEMS(g->unc_first[C + 1] - yb, UP_WANT, UP_TERMS, UP_BODY)
     }
-    __syncwarp();
-    FOR_ALLOWED(C, st, g->nsym) {
+    __syncthreads();
+    FOR_MINE(C) {
         if (d > 1 && !g->phrasal[C])
             continue;
         unsigned long long *cell = v->out + at(v, i, j, C);
@@ -391,24 +442,23 @@ static __device__ void outside_unary(const lview *v, int i, int j, unsigned long
             if (acc[g->off[C] + c] > cell[c])
                 cell[c] = acc[g->off[C] + c];
     }
-    __syncwarp();
+    __syncthreads();
 }
 
 /* The binary terms of (i, j)'s children outside, pushed, by split and allowed children
- * (FOR_PAIRS), for the parents with an outside score (live: a warp's buffer of a flag per
+ * (FOR_PAIRS), for the parents with an outside score (live: the block's flags, one per
  * symbol): each term w[row][x] + sibling + outside into the children's cells with an exact
  * atomic maximum (other cells of this span length push there too). A lane alone pushes
  * each term; the warp first takes the maxima of a large pair's terms in its buffers al, ar. */
 static __device__ void outside_binary(const lview *v, int i, int j, unsigned long long *al,
                                       unsigned long long *ar, unsigned long long *live,
-                                      int lane)
+                                      int warp, int nw, int lane)
 {
     const prune_dev_level *g = v->g;
-    const unsigned char *st = state_at(v, i, j);
-    for (int P = lane; P < g->nsym; P += 32)
+    for (int P = threadIdx.x; P < g->nsym; P += blockDim.x)
         live[P] = 0;
-    __syncwarp();
-    FOR_ALLOWED(P, st, g->nsym) {
+    __syncthreads();
+    FOR_MINE(P) {
         const unsigned long long *po = v->out + at(v, i, j, P);
         int any = 0;
         for (int x = lane; x < g->nsub[P]; x += 32)
@@ -416,17 +466,17 @@ static __device__ void outside_binary(const lview *v, int i, int j, unsigned lon
         if (__any_sync(FULL, any) && lane == 0)
             live[P] = 1;
     }
-    __syncwarp();
+    __syncthreads();
 #define OUT_WANT(P) (live[P])
 #define OUT_BODY(r, k, t0, step)                                                             \
     {                                                                                        \
         int P = g->bin_parent[r], np = g->nsub[P], r0 = g->row_first[r], L = g->bin_left[r]; \
-        int R = g->bin_right[r], warp = (step) > 1;                                          \
+        int R = g->bin_right[r], whole = (step) > 1;                                         \
         const unsigned long long *po = v->out + at(v, i, j, P);                              \
         long long a_l = at(v, i, k, L), a_r = at(v, k, j, R);                                \
         const double *w = g->w + g->w_first[r], *left = v->in + a_l, *right = v->in + a_r;   \
-        unsigned long long *dl = warp ? al : v->out + a_l, *dr = warp ? ar : v->out + a_r;   \
-        if (warp) {                                                                          \
+        unsigned long long *dl = whole ? al : v->out + a_l, *dr = whole ? ar : v->out + a_r; \
+        if (whole) {                                                                         \
             acc_clear(al, g->nsub[L], lane);                                                 \
             acc_clear(ar, g->nsub[R], lane);                                                 \
             __syncwarp();                                                                    \
@@ -446,7 +496,7 @@ static __device__ void outside_binary(const lview *v, int i, int j, unsigned lon
             if (tr > NONE)                                                                   \
                 omax(&dr[rr], tr);                                                           \
         }                                                                                    \
-        if (warp) {                                                                          \
+        if (whole) {                                                                         \
             __syncwarp();                                                                    \
             for (int l = lane; l < g->nsub[L]; l += 32)                                      \
                 if (al[l] != ordered(NONE))                                                  \
@@ -458,65 +508,6 @@ static __device__ void outside_binary(const lview *v, int i, int j, unsigned lon
         }                                                                                    \
     }
     FOR_PAIRS(OUT_WANT, OUT_BODY)
-}
-
-/* ---- the cells of a pass, in dependency order ---- */
-
-/* A pass over one sentence's cells: each warp takes the next cell from the block's counter
- * (span by span, the shortest first; outside: the other way round, from the root) and starts
- * on it once the cells it reads are done (done[cell] == epoch: each pass has its own epoch),
- * so that a warp waits for what it needs, not for every cell of a span length. */
-typedef struct sched {
-    int *next; /* the block's counter (shared memory) */
-    int *done; /* the sentence's cells' epochs (global memory) */
-    int epoch, n, outside;
-} sched;
-
-/* The next cell (i, j) of the pass for this warp; 0 when none is left. */
-__device__ static int take_cell(const sched *p, int lane, int *i, int *j)
-{
-    int q = 0, n = p->n, nc = chart_ncells(n);
-    if (lane == 0)
-        q = atomicAdd(p->next, 1);
-    q = __shfl_sync(FULL, q, 0);
-    if (q >= nc)
-        return 0;
-    if (p->outside)
-        q = nc - 1 - q;
-    int d = 1; /* cells are numbered span by span (chart_cell) */
-    while (d < n && (int)chart_cell(n, 0, d + 1) <= q)
-        d++;
-    *i = q - (int)chart_cell(n, 0, d);
-    *j = *i + d;
-    return 1;
-}
-
-/* Wait until the cells that (i, j) reads in the pass are done: inside, (i, k) and (k, j) for
- * i < k < j; outside, the cells that push into it, (i', j) for i' < i and (i, j') for j' > j. */
-__device__ static void wait_cells(const sched *p, int i, int j, int lane)
-{
-    int n = p->n, m = p->outside ? i + n - j : 2 * (j - i - 1);
-    volatile const int *done = p->done;
-    for (int x0 = 0; x0 < m; x0 += 32) {
-        int x = x0 + lane;
-        long long c = -1;
-        if (x < m && !p->outside)
-            c = x & 1 ? chart_cell(n, i + 1 + x / 2, j) : chart_cell(n, i, i + 1 + x / 2);
-        else if (x < m)
-            c = x < i ? chart_cell(n, x, j) : chart_cell(n, i, j + 1 + x - i);
-        while (!__all_sync(FULL, c < 0 || done[c] == p->epoch))
-            __nanosleep(64);
-    }
-    __threadfence_block();
-}
-
-/* Cell (i, j) is done: every lane's writes are seen by the block before its flag. */
-__device__ static void mark_done(const sched *p, int i, int j, int lane)
-{
-    __threadfence_block();
-    __syncwarp();
-    if (lane == 0)
-        ((volatile int *)p->done)[chart_cell(p->n, i, j)] = p->epoch;
 }
 
 /* ---- the block of one sentence ---- */
@@ -560,32 +551,25 @@ __device__ static prune_dev_stats count_level(const prune_dev_level *g, int k, i
     return r;
 }
 
+/* ---- the kernels of one sentence per block: a level's start and end ---- */
+
+/* Level 0's start: every cell allowed as the jar's grammarTags allow it, the scores -inf,
+ * then the lexicon. */
 __global__ void __launch_bounds__(WARPS * 32)
-    prune_cascade(const prune_dev_level *__restrict__ lv, prune_dev_batch b)
+    prune_start(const prune_dev_level *__restrict__ lv, prune_dev_batch b)
 {
-    extern __shared__ double smem[];
-    __shared__ int next; /* the passes' counter of cells taken */
-    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, si = b.order[blockIdx.x];
+    int si = b.order[blockIdx.x];
     sent s = {b.n[si], b.cell0[si], b.word0[si]};
-    int n = s.n, T = b.tot_max;
+    int n = s.n;
     long long ncell = (long long)chart_ncells(n);
     const prune_dev_level *g0 = &lv[0];
     int nsym = g0->nsym;
-    double *wbuf = smem + b.per_warp * warp;
-    unsigned long long *wacc = (unsigned long long *)wbuf;
     unsigned char *state = b.state + s.c0 * nsym;
-    int *done = b.done + s.c0;
-
-    /* level 0: every cell, the jar's grammarTags as the mask it starts from */
     for (long long x = threadIdx.x; x < ncell * nsym; x += blockDim.x) {
         state[x] = g0->phrasal[x % nsym];
         b.vi[s.c0 * nsym + x] = NONE;
         b.vo[s.c0 * nsym + x] = ordered(NONE);
     }
-    for (long long c = threadIdx.x; c < ncell; c += blockDim.x)
-        done[c] = 0;
-    if (threadIdx.x == 0)
-        next = 0;
     __syncthreads();
     for (int x = threadIdx.x; x < n * nsym; x += blockDim.x) {
         int i = x / nsym, t = x % nsym;
@@ -593,37 +577,124 @@ __global__ void __launch_bounds__(WARPS * 32)
             b.vi[cell_of(&s, i, i + 1) * nsym + t] =
                 b.lex[(s.w0 + i) * b.lex_width + b.lex_at[0] + g0->off[t]];
     }
-    __syncthreads();
-    {
-        sched p = {&next, done, 1, n, 0};
-        int i, j;
-        while (take_cell(&p, lane, &i, &j)) {
-            wait_cells(&p, i, j, lane);
-            xbar_inside(g0, &b, &s, i, j, wbuf, (unsigned long long *)(wbuf + nsym), lane);
-            mark_done(&p, i, j, lane);
+}
+
+/* Level k >= 1's start (createArrays), one sentence a block: the substates its symbols
+ * allow from level k - 1's mask `from` (k = 1: every substate of an allowed symbol) into
+ * `to` (k = nlevel: the fine grammar's, b.fine_sub); then, below nlevel, the allowed
+ * symbols' scores -inf, the cells' lists of allowed symbols and the lexicon. */
+__global__ void __launch_bounds__(WARPS * 32)
+    prune_begin(const prune_dev_level *__restrict__ lv, prune_dev_batch b, int k,
+                const unsigned char *__restrict__ from_sub, unsigned char *to_sub)
+{
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, si = b.order[blockIdx.x];
+    sent s = {b.n[si], b.cell0[si], b.word0[si]};
+    int n = s.n, T = b.tot_max, nsym = lv[0].nsym;
+    long long ncell = (long long)chart_ncells(n);
+    const unsigned char *state = b.state + s.c0 * nsym;
+    const prune_dev_level *from = &lv[k - 1];
+    int to_tot = k < b.nlevel ? lv[k].tot : b.fine_tot;
+    const int *to_nsub = k < b.nlevel ? lv[k].nsub : b.fine_nsub;
+    const int *to_off = k < b.nlevel ? lv[k].off : b.fine_off;
+    long long dT = k < b.nlevel ? T : to_tot;
+    for (long long c = warp; c < ncell; c += WARPS) {
+        const unsigned char *st = state + c * nsym, *old = from_sub + (s.c0 + c) * T;
+        unsigned char *cell = to_sub + (s.c0 + c) * dT;
+        for (int x = lane; x < to_tot; x += 32)
+            cell[x] = 0;
+        __syncwarp();
+        FOR_ALLOWED(sy, st, nsym) {
+            if (k == 1) {
+                for (int x = lane; x < to_nsub[sy]; x += 32)
+                    cell[to_off[sy] + x] = 1;
+                continue;
+            }
+            for (int x = from->off[sy] + lane; x < from->off[sy] + from->nsub[sy]; x += 32) {
+                cell[to_off[sy] + from->lchild[x]] = old[x];
+                cell[to_off[sy] + from->rchild[x]] = old[x];
+            }
         }
+        __syncwarp();
     }
+    if (k == b.nlevel)
+        return;
     __syncthreads();
-    double root = b.vi[cell_of(&s, 0, n) * nsym];
-    if (root != NONE) {
-        if (threadIdx.x == 0) {
-            b.vo[cell_of(&s, 0, n) * nsym] = ordered(0.0);
-            next = 0;
+    lview v = view_of(lv, &b, k, si, &s, to_sub);
+    const prune_dev_level *g = v.g;
+    unsigned long long *lbits = (unsigned long long *)v.lbits;
+    unsigned long long *rbits = (unsigned long long *)v.rbits;
+    for (long long x = threadIdx.x; x < (long long)(n + 1) * nsym * b.nword; x += blockDim.x)
+        lbits[x] = rbits[x] = 0;
+    __syncthreads();
+    for (int d = 1; d <= n; d++) /* lay out; the bit sets */
+        for (int i = warp; i + d <= n; i += WARPS) {
+            long long c = (long long)chart_cell(n, i, i + d);
+            const unsigned char *st = state + c * nsym;
+            int e = i + d;
+            FOR_ALLOWED(sy, st, nsym) {
+                for (int x = lane; x < g->nsub[sy]; x += 32) {
+                    b.in[(s.c0 + c) * T + g->off[sy] + x] = NONE;
+                    b.out[(s.c0 + c) * T + g->off[sy] + x] = ordered(NONE);
+                }
+                if (lane == 0) {
+                    long long li = ((long long)i * nsym + sy) * b.nword + (e >> 6);
+                    long long ri = ((long long)e * nsym + sy) * b.nword + (i >> 6);
+                    atomicOr(&lbits[li], 1ull << (e & 63));
+                    atomicOr(&rbits[ri], 1ull << (i & 63));
+                }
+            }
         }
-        __syncthreads();
-        sched p = {&next, done, 2, n, 1};
-        int i, j;
-        while (take_cell(&p, lane, &i, &j)) {
-            wait_cells(&p, i, j, lane);
-            xbar_outside(g0, &b, &s, i, j, wbuf, lane);
-            mark_done(&p, i, j, lane);
-        }
-        __syncthreads();
-        for (int d = 1; d <= n; d++) /* pruneChart */
+    __syncthreads();
+    for (int x = threadIdx.x; x < n * nsym; x += blockDim.x) { /* the lexicon */
+        int i = x / nsym, t = x % nsym;
+        if (g->phrasal[t] || !state_at(&v, i, i + 1)[t])
+            continue;
+        long long a = at(&v, i, i + 1, t);
+        const double *lex = b.lex + (s.w0 + i) * b.lex_width + b.lex_at[k] + g->off[t];
+        for (int y = 0; y < g->nsub[t]; y++)
+            if (to_sub[a + y])
+                b.in[a + y] = lex[y];
+    }
+}
+
+/* After level k's inside pass, a thread per sentence: the root's outside score 0 where the
+ * level has a parse (the outside pass runs only there). */
+__global__ void prune_root(const prune_dev_level *__restrict__ lv, prune_dev_batch b, int k)
+{
+    int si = blockIdx.x * blockDim.x + threadIdx.x;
+    if (si >= b.nsent)
+        return;
+    sent s = {b.n[si], b.cell0[si], b.word0[si]};
+    if (k == 0) {
+        long long r = cell_of(&s, 0, s.n) * lv[0].nsym;
+        if (b.vi[r] != NONE)
+            b.vo[r] = ordered(0.0);
+    } else {
+        long long r = cell_of(&s, 0, s.n) * b.tot_max + lv[k].off[0];
+        if (b.in[r] != NONE)
+            b.out[r] = ordered(0.0);
+    }
+}
+
+/* Level k's end, one sentence a block: pruneChart where the level has a parse (state, and at
+ * k >= 1 the substates `sub`), then its statistics (a failed level: its flag). */
+__global__ void __launch_bounds__(WARPS * 32)
+    prune_end(const prune_dev_level *__restrict__ lv, prune_dev_batch b, int k,
+              unsigned char *sub)
+{
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, si = b.order[blockIdx.x];
+    sent s = {b.n[si], b.cell0[si], b.word0[si]};
+    int n = s.n, T = b.tot_max, nsym = lv[0].nsym;
+    unsigned char *state = b.state + s.c0 * nsym;
+    const prune_dev_level *g = &lv[k];
+    double root = k == 0 ? b.vi[cell_of(&s, 0, n) * nsym]
+                         : b.in[cell_of(&s, 0, n) * T + g->off[0]];
+    if (root != NONE && k == 0) {
+        for (int d = 1; d <= n; d++)
             for (int t = warp; t <= n - d; t += WARPS) {
                 long long c = (long long)chart_cell(n, t, t + d);
                 for (int sy = lane; sy < nsym; sy += 32) {
-                    if (d > 1 && !g0->phrasal[sy])
+                    if (d > 1 && !g->phrasal[sy])
                         continue;
                     double is = b.vi[(s.c0 + c) * nsym + sy];
                     double os = unordered(b.vo[(s.c0 + c) * nsym + sy]);
@@ -631,167 +702,203 @@ __global__ void __launch_bounds__(WARPS * 32)
                         sy == 0 || (is != NONE && os != NONE && is + os - root > b.threshold[0]);
                 }
             }
+    } else if (root != NONE) {
+        lview v = view_of(lv, &b, k, si, &s, sub);
+        for (int d = 1; d <= n; d++)
+            for (int t = warp; t <= n - d; t += WARPS) {
+                unsigned char *st = state + chart_cell(n, t, t + d) * nsym;
+                FOR_ALLOWED(sy, st, nsym) {
+                    if (d > 1 && !g->phrasal[sy])
+                        continue;
+                    if (sy == 0) {
+                        if (lane == 0)
+                            st[0] = 1;
+                        continue;
+                    }
+                    long long a = at(&v, t, t + d, sy);
+                    int any = 0;
+                    for (int x0 = 0; x0 < g->nsub[sy]; x0 += 32) {
+                        int x = x0 + lane, keep = 0;
+                        if (x < g->nsub[sy] && sub[a + x]) {
+                            double is = b.in[a + x], os = unordered(b.out[a + x]);
+                            keep = is != NONE && os != NONE && is + os - root > b.threshold[k];
+                            sub[a + x] = keep;
+                        }
+                        any |= __any_sync(FULL, keep);
+                    }
+                    __syncwarp();
+                    if (lane == 0 && !any)
+                        st[sy] = 0;
+                    __syncwarp();
+                }
+            }
     }
     __syncthreads();
     prune_dev_stats *stats = b.stats + (long long)si * b.nlevel;
     if (threadIdx.x == 0) {
         if (root == NONE)
-            stats[0] = (prune_dev_stats){1, -1, -1, 0};
+            stats[k] = (prune_dev_stats){1, -1, -1, 0};
         else if (b.hash)
-            stats[0] = count_level(g0, 0, n, T, state, NULL);
-    }
-
-    /* levels >= 1 over what the level before allowed; then the fine grammar's substates */
-    unsigned char *cur = b.sub, *nxt = b.sub2;
-    for (int k = 1; k <= b.nlevel; k++) {
-        const prune_dev_level *from = &lv[k - 1];
-        int to_tot = k < b.nlevel ? lv[k].tot : b.fine_tot;
-        const int *to_nsub = k < b.nlevel ? lv[k].nsub : b.fine_nsub;
-        const int *to_off = k < b.nlevel ? lv[k].off : b.fine_off;
-        unsigned char *dst = k < b.nlevel ? nxt : b.fine_sub;
-        long long dT = k < b.nlevel ? T : to_tot;
-        for (long long c = warp; c < ncell; c += WARPS) { /* createArrays */
-            const unsigned char *st = state + c * nsym, *old = cur + (s.c0 + c) * T;
-            unsigned char *cell = dst + (s.c0 + c) * dT;
-            for (int x = lane; x < to_tot; x += 32)
-                cell[x] = 0;
-            __syncwarp();
-            FOR_ALLOWED(sy, st, nsym) {
-                if (k == 1) {
-                    for (int x = lane; x < to_nsub[sy]; x += 32)
-                        cell[to_off[sy] + x] = 1;
-                    continue;
-                }
-                for (int x = from->off[sy] + lane; x < from->off[sy] + from->nsub[sy]; x += 32) {
-                    cell[to_off[sy] + from->lchild[x]] = old[x];
-                    cell[to_off[sy] + from->rchild[x]] = old[x];
-                }
-            }
-            __syncwarp();
-        }
-        __syncthreads();
-        if (k == b.nlevel)
-            break;
-        unsigned char *t = cur;
-        cur = nxt;
-        nxt = t;
-        lview v = {&lv[k], &s, T, b.in, b.out, b.state, cur, b.list};
-        const prune_dev_level *g = v.g;
-        for (long long c = warp; c < ncell; c += WARPS) { /* lay out; the cells' lists */
-            const unsigned char *st = state + c * nsym;
-            FOR_ALLOWED(sy, st, nsym)
-                for (int x = lane; x < g->nsub[sy]; x += 32) {
-                    b.in[(s.c0 + c) * T + g->off[sy] + x] = NONE;
-                    b.out[(s.c0 + c) * T + g->off[sy] + x] = ordered(NONE);
-                }
-            unsigned short *list = b.list + (s.c0 + c) * (nsym + 1);
-            int m = 0;
-            for (int base = 0; base < nsym; base += 32) {
-                int sy = base + lane, on = sy < nsym && st[sy];
-                unsigned bits = __ballot_sync(FULL, on);
-                if (on)
-                    list[1 + m + __popc(bits & ((1u << lane) - 1))] = (unsigned short)sy;
-                m += __popc(bits);
-            }
-            if (lane == 0)
-                list[0] = (unsigned short)m;
-        }
-        __syncthreads();
-        for (int x = threadIdx.x; x < n * nsym; x += blockDim.x) { /* the lexicon */
-            int i = x / nsym, t = x % nsym;
-            if (g->phrasal[t] || !state_at(&v, i, i + 1)[t])
-                continue;
-            long long a = at(&v, i, i + 1, t);
-            const double *lex = b.lex + (s.w0 + i) * b.lex_width + b.lex_at[k] + g->off[t];
-            for (int y = 0; y < g->nsub[t]; y++)
-                if (cur[a + y])
-                    b.in[a + y] = lex[y];
-        }
-        __syncthreads();
-        if (threadIdx.x == 0)
-            next = 0;
-        __syncthreads();
-        {
-            sched p = {&next, done, 2 * k + 1, n, 0};
-            int i, j;
-            while (take_cell(&p, lane, &i, &j)) {
-                wait_cells(&p, i, j, lane);
-                if (j - i > 1)
-                    inside_binary(&v, i, j, wacc, lane);
-                inside_unary(&v, i, j, wacc, lane);
-                mark_done(&p, i, j, lane);
-            }
-        }
-        __syncthreads();
-        double lroot = b.in[at(&v, 0, n, 0)];
-        if (lroot != NONE) {
-            if (threadIdx.x == 0) {
-                b.out[at(&v, 0, n, 0)] = ordered(0.0);
-                next = 0;
-            }
-            __syncthreads();
-            sched p = {&next, done, 2 * k + 2, n, 1};
-            int i, j;
-            while (take_cell(&p, lane, &i, &j)) {
-                wait_cells(&p, i, j, lane);
-                outside_unary(&v, i, j, wacc, lane);
-                if (j - i > 1)
-                    outside_binary(&v, i, j, wacc, wacc + b.maxsub, wacc + 2 * b.maxsub, lane);
-                mark_done(&p, i, j, lane);
-            }
-            __syncthreads();
-            for (int d = 1; d <= n; d++) /* pruneChart */
-                for (int t = warp; t <= n - d; t += WARPS) {
-                    unsigned char *st = state + chart_cell(n, t, t + d) * nsym;
-                    FOR_ALLOWED(sy, st, nsym) {
-                        if (d > 1 && !g->phrasal[sy])
-                            continue;
-                        if (sy == 0) {
-                            if (lane == 0)
-                                st[0] = 1;
-                            continue;
-                        }
-                        long long a = at(&v, t, t + d, sy);
-                        int any = 0;
-                        for (int x0 = 0; x0 < g->nsub[sy]; x0 += 32) {
-                            int x = x0 + lane, keep = 0;
-                            if (x < g->nsub[sy] && cur[a + x]) {
-                                double is = b.in[a + x], os = unordered(b.out[a + x]);
-                                keep = is != NONE && os != NONE &&
-                                       is + os - lroot > b.threshold[k];
-                                cur[a + x] = keep;
-                            }
-                            any |= __any_sync(FULL, keep);
-                        }
-                        __syncwarp();
-                        if (lane == 0 && !any)
-                            st[sy] = 0;
-                        __syncwarp();
-                    }
-                }
-            __syncthreads();
-        }
-        if (threadIdx.x == 0) {
-            if (lroot == NONE)
-                stats[k] = (prune_dev_stats){1, -1, -1, 0};
-            else if (b.hash)
-                stats[k] = count_level(g, k, n, T, state, cur + s.c0 * T);
-        }
-        __syncthreads();
+            stats[k] = count_level(g, k, n, T, state, k ? sub + s.c0 * T : NULL);
     }
 }
 
+/* ---- the passes: the cells of one span length of every sentence in one launch ---- */
+
+enum { PASS_XBAR_IN, PASS_XBAR_OUT, PASS_IN, PASS_OUT };
+
+/* Where (in doubles) the allowed symbols' list of a cell's block of nw warps starts. */
+__host__ __device__ static size_t span_list_at(const prune_dev_batch *b, int nw)
+{
+    size_t m = (size_t)b->tot_max + b->nsym0;
+    if (m < 2 * (size_t)b->nsym0)
+        m = 2 * (size_t)b->nsym0;
+    return m + 2 * (size_t)b->maxsub * nw;
+}
+
+/* Bytes of shared memory of a cell's block of nw warps (prune_span): the list [nsym0 + 1],
+ * the states and substates after the rest. */
+static size_t span_smem(const prune_dev_batch *b, int nw)
+{
+    return span_list_at(b, nw) * sizeof(double) + ((size_t)b->nsym0 + 1) * sizeof(unsigned short) +
+           (size_t)b->nsym0 + (size_t)b->tot_max;
+}
+
+/* One thread block per cell: cells[2 q], cells[2 q + 1] are the sentence and start of the
+ * launch's cell q = blockIdx.x (span length d); the cells it reads were finished by the
+ * launches before (inside: shorter spans; outside: longer ones, which pushed into it). sub:
+ * level k's substates (k >= 1). An outside pass skips a sentence whose level has no parse.
+ * Shared memory (span_smem): level 0, the cell's scores and maxima [nsym0] each; levels >= 1,
+ * the maxima [tot_max], the live flags [nsym0], each warp's al, ar [maxsub] each, then the
+ * cell's allowed symbols in order [nsym0] and their number, its states [nsym0] and its
+ * substates [tot_max] (bytes). */
+template <int PASS>
+__global__ void __launch_bounds__(SPAN_WARPS * 32)
+    prune_span(const prune_dev_level *__restrict__ lv, prune_dev_batch b, int k, int d,
+               const int *__restrict__ cells, unsigned char *sub)
+{
+    extern __shared__ double smem[];
+    int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    int si = cells[2 * blockIdx.x], i = cells[2 * blockIdx.x + 1], j = i + d;
+    sent s = {b.n[si], b.cell0[si], b.word0[si]};
+    const prune_dev_level *g0 = &lv[0];
+    unsigned long long *acc = (unsigned long long *)smem;
+    if (PASS == PASS_XBAR_IN) {
+        xbar_inside(g0, &b, &s, i, j, smem, acc + g0->nsym, warp, nw, lane);
+    } else if (PASS == PASS_XBAR_OUT) {
+        if (b.vi[cell_of(&s, 0, s.n) * g0->nsym] != NONE)
+            xbar_outside(g0, &b, &s, i, j, smem, warp, nw, lane);
+    } else {
+        lview v = view_of(lv, &b, k, si, &s, sub);
+        unsigned short *cl = (unsigned short *)(smem + span_list_at(&b, nw));
+        unsigned char *cst = (unsigned char *)(cl + g0->nsym + 1), *csub = cst + g0->nsym;
+        const unsigned char *st = state_at(&v, i, j), *ss = sub + cell_of(&s, i, j) * b.tot_max;
+        for (int x = threadIdx.x; x < g0->nsym; x += blockDim.x)
+            cst[x] = st[x];
+        for (int x = threadIdx.x; x < v.g->tot; x += blockDim.x)
+            csub[x] = ss[x];
+        if (warp == 0) { /* the cell's allowed symbols, in order */
+            int m = 0;
+            for (int base = 0; base < g0->nsym; base += 32) {
+                int sy = base + lane, on = sy < g0->nsym && st[sy];
+                unsigned bits = __ballot_sync(FULL, on);
+                if (on)
+                    cl[m + __popc(bits & ((1u << lane) - 1))] = (unsigned short)sy;
+                m += __popc(bits);
+            }
+            if (lane == 0)
+                cl[g0->nsym] = (unsigned short)m;
+        }
+        __syncthreads();
+        v.cl = cl;
+        v.ncl = cl[g0->nsym];
+        v.cst = cst;
+        v.csub = csub;
+        if (PASS == PASS_IN) {
+            if (d > 1)
+                inside_binary(&v, i, j, acc, warp, nw, lane);
+            inside_unary(&v, i, j, acc, warp, nw, lane);
+        } else if (b.in[at(&v, 0, s.n, 0)] != NONE) {
+            unsigned long long *live = acc + b.tot_max;
+            unsigned long long *al = live + g0->nsym + 2 * (size_t)b.maxsub * warp;
+            outside_unary(&v, i, j, acc, warp, nw, lane);
+            if (d > 1)
+                outside_binary(&v, i, j, al, al + b.maxsub, live, warp, nw, lane);
+        }
+    }
+}
+
+/* Warps of a cell's block by its span length: one a split point, at most SPAN_WARPS. */
+static int span_warps(int d)
+{
+    return d < 2 ? 1 : d - 1 < SPAN_WARPS ? d - 1 : SPAN_WARPS;
+}
+
+/* The launches of one pass over span lengths 1 .. nmax (outside: nmax .. 1). */
+template <int PASS>
+static cudaError_t launch_pass(const prune_dev_level *lv, const prune_dev_batch *b, int k,
+                               const long long *span_first, int nmax, unsigned char *sub,
+                               cudaStream_t stream)
+{
+    size_t most = span_smem(b, SPAN_WARPS);
+    cudaError_t err = cudaSuccess;
+    if (most > 48 * 1024)
+        err = cudaFuncSetAttribute(prune_span<PASS>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                   (int)most);
+    int outside = PASS == PASS_XBAR_OUT || PASS == PASS_OUT;
+    for (int x = 1; x <= nmax && err == cudaSuccess; x++) {
+        int d = outside ? nmax + 1 - x : x, nw = span_warps(d);
+        long long first = span_first[d], count = span_first[d + 1] - first;
+        if (count > 0) {
+            prune_span<PASS><<<(unsigned)count, nw * 32, span_smem(b, nw), stream>>>(
+                lv, *b, k, d, b->span_cell + 2 * first, sub);
+            err = cudaGetLastError();
+        }
+    }
+    return err;
+}
+
 extern "C" cudaError_t prune_dev_launch(const prune_dev_level *lv, const prune_dev_batch *b,
+                                        const long long *span_first, int nmax,
                                         cudaStream_t stream)
 {
-    size_t smem = (size_t)b->per_warp * WARPS * sizeof(double);
-    cudaError_t err = cudaSuccess;
-    if (smem > 48 * 1024)
-        err = cudaFuncSetAttribute(prune_cascade, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                   (int)smem);
-    if (err != cudaSuccess)
-        return err;
-    if (b->nsent > 0)
-        prune_cascade<<<b->nsent, WARPS * 32, smem, stream>>>(lv, *b);
-    return cudaGetLastError();
+    if (b->nsent <= 0)
+        return cudaSuccess;
+    int ns = b->nsent, roots = (ns + 127) / 128;
+    cudaError_t err;
+    prune_start<<<ns, WARPS * 32, 0, stream>>>(lv, *b);
+    err = cudaGetLastError();
+    if (err == cudaSuccess)
+        err = launch_pass<PASS_XBAR_IN>(lv, b, 0, span_first, nmax, NULL, stream);
+    if (err == cudaSuccess) {
+        prune_root<<<roots, 128, 0, stream>>>(lv, *b, 0);
+        err = cudaGetLastError();
+    }
+    if (err == cudaSuccess)
+        err = launch_pass<PASS_XBAR_OUT>(lv, b, 0, span_first, nmax, NULL, stream);
+    if (err == cudaSuccess) {
+        prune_end<<<ns, WARPS * 32, 0, stream>>>(lv, *b, 0, NULL);
+        err = cudaGetLastError();
+    }
+    /* level k's substates alternate between sub2 (k odd) and sub (k even) */
+    for (int k = 1; k <= b->nlevel && err == cudaSuccess; k++) {
+        unsigned char *cur = k % 2 ? b->sub2 : b->sub, *prev = k % 2 ? b->sub : b->sub2;
+        prune_begin<<<ns, WARPS * 32, 0, stream>>>(lv, *b, k, prev,
+                                                    k < b->nlevel ? cur : b->fine_sub);
+        err = cudaGetLastError();
+        if (k == b->nlevel || err != cudaSuccess)
+            break;
+        err = launch_pass<PASS_IN>(lv, b, k, span_first, nmax, cur, stream);
+        if (err == cudaSuccess) {
+            prune_root<<<roots, 128, 0, stream>>>(lv, *b, k);
+            err = cudaGetLastError();
+        }
+        if (err == cudaSuccess)
+            err = launch_pass<PASS_OUT>(lv, b, k, span_first, nmax, cur, stream);
+        if (err == cudaSuccess) {
+            prune_end<<<ns, WARPS * 32, 0, stream>>>(lv, *b, k, cur);
+            err = cudaGetLastError();
+        }
+    }
+    return err;
 }
