@@ -5,13 +5,14 @@
  * of every sentence of the batch, one thread block per cell, its warps taking the split
  * points in turn (the launches before it have finished the cells it reads); a level's start
  * (its mask from the level before, its bit sets, its lexicon) and end (pruneChart, its
- * statistics) are one launch each, a block per sentence. The
- * arithmetic is the ref engine's (prune/xbar.c, prune/levels.c) term for term, in double:
- * each term is computed as the ref computes it and maxima are exact, so the masks are the
- * ref's bits whatever the order.
- *  - level 0 (one score per symbol): a warp's lanes take the binary rules, each its best
- *    term over the split points, into a per-warp maximum per parent; the unaries update the
- *    cell in place in symbol order, as the ref's (and the jar's) loops do;
+ * statistics) are one launch each, a block per sentence. The arithmetic is the ref
+ * engine's (prune/xbar.c, prune/levels.c) term for term, in double: each term is computed
+ * as the ref computes it and maxima are exact, so the masks are the ref's bits whatever the
+ * order.
+ *  - level 0 (one score per symbol): each warp's lanes take the binary rules, each its best
+ *    term over the warp's split points, into the block's maximum per parent; then one warp
+ *    updates the cell's unaries in place in symbol order, as the ref's (and the jar's)
+ *    loops do;
  *  - levels >= 1: for each allowed parent, the lanes take its rules and, from bit sets of
  *    the allowed symbols by start and by end, the splits where a rule's children are both
  *    allowed (unaries: its rules), a lane alone a (rule, split) of at most 32 terms, the
