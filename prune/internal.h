@@ -18,11 +18,16 @@
 
 /* The rule lists of a level >= 1: unaries by child; binary rules by parent, then left child,
  * in groups of one (parent, left child), so that a left child allowed nowhere in a cell
- * skips its whole group. */
+ * skips its whole group; and bounds of the binary rules' scores (the inside loops skip a
+ * split point whose best possible term cannot beat the best so far). */
 typedef struct prune_lists {
     int *un_by_child, *un_cfirst;    /* unary ids; [nsym + 1] */
     int *bin, *group_first;          /* binary ids; group x is bin[group_first[x] .. [x+1]) */
     int *group_left, *parent_group;  /* its left child; [nsym + 1] the groups of parent P */
+    double *wmax;                    /* [nbinary] a rule's largest score */
+    double *wpar;                    /* rule b's largest score of each parent substate x over
+                                        its rows: wpar[wpar_first[b] + x] */
+    int *wpar_first;                 /* [nbinary] */
 } prune_lists;
 
 /* The scratch of one thread filling a cell of a level >= 1 (each member of the team has its
@@ -34,6 +39,7 @@ typedef struct prune_scratch {
     /* the children of the cell being filled, per split point k: their blocks (pos rows of
      * the left child (i, k) and the right child (k, j)) */
     const int **lpos, **rpos; /* [cap_n + 1] */
+    const double **lmax, **rmax; /* [cap_n + 1] their rows of p->imax */
     int *ks;                  /* [cap_n + 1] the split points of one rule */
     uint64_t *span, *lmask;   /* [nword] a cell's split points, a group's */
     double *after;            /* [maxtotal] a cell's unary terms */
@@ -71,6 +77,8 @@ struct prune_plan {
     double *in, *out;       /* [cap_packed] packed: the allowed symbols' blocks only */
     size_t cap_packed;
     int *pos;               /* [cells * nsym] where a symbol's block is in in, out (-1: none) */
+    int *syms, *nsyms;      /* [cells * nsym], [cells]: the allowed symbols of each cell,
+                               ascending, and their number (levels >= 1) */
     unsigned char *state;   /* [cells * nsym] */
     unsigned char *sub;     /* [cells * maxtotal] the current level's allowed substates */
     unsigned char *sub2;    /* [cells * maxtotal] the next level's, while mapping */
@@ -84,6 +92,9 @@ struct prune_plan {
      * rbits[(e * nsym + s) * nword ..] the same */
     uint64_t *lbits, *rbits; /* [(cap_n + 1) * nsym * nword] */
     int nword;               /* 64-bit words per set: (cap_n + 64) / 64 */
+    /* levels >= 1: the largest inside score of each allowed (cell, symbol) once the cell is
+     * done (-inf: none): a bound of what a rule's child can give */
+    double *imax;            /* [cells * nsym] (read only where allowed) */
     const int *gold;        /* during prune_build_mask_tagged: the gold tag of each word */
 };
 

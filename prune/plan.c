@@ -19,6 +19,8 @@ static void free_scratch(prune_scratch *w)
     free(w->xcount);
     free(w->lpos);
     free(w->rpos);
+    free(w->lmax);
+    free(w->rmax);
     free(w->ks);
     free(w->span);
     free(w->lmask);
@@ -48,6 +50,9 @@ void prune_free_plan(prune_plan *p)
         free(l->group_first);
         free(l->group_left);
         free(l->parent_group);
+        free(l->wmax);
+        free(l->wpar);
+        free(l->wpar_first);
     }
     free(p->lists);
     free(p->vi);
@@ -71,6 +76,9 @@ void prune_free_plan(prune_plan *p)
     free(p->lbits);
     free(p->rbits);
     free(p->pos);
+    free(p->syms);
+    free(p->nsyms);
+    free(p->imax);
     free(p);
 }
 
@@ -166,6 +174,38 @@ static cky_status plan_xbar(prune_plan *p, const grammar *g)
     return st;
 }
 
+/* The score bounds of level g's binary rules (internal.h: prune_lists). */
+static cky_status plan_bounds(prune_lists *l, const grammar *g)
+{
+    size_t nb = (size_t)(g->nbinary ? g->nbinary : 1), tot = 0;
+    for (int b = 0; b < g->nbinary; b++)
+        tot += (size_t)g->nsub[g->binary[b].parent];
+    l->wmax = malloc(nb * sizeof *l->wmax);
+    l->wpar = malloc((tot ? tot : 1) * sizeof *l->wpar);
+    l->wpar_first = malloc(nb * sizeof *l->wpar_first);
+    if (!l->wmax || !l->wpar || !l->wpar_first)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    size_t at = 0;
+    for (int b = 0; b < g->nbinary; b++) {
+        const grammar_binary *r = &g->binary[b];
+        int np = g->nsub[r->parent];
+        double *wp = l->wpar + at, best = -INFINITY;
+        l->wpar_first[b] = (int)at;
+        at += (size_t)np;
+        for (int x = 0; x < np; x++)
+            wp[x] = -INFINITY;
+        for (int row = 0; row < r->nrow; row++)
+            for (int x = 0; x < np; x++) {
+                double w = r->score[(size_t)row * np + x];
+                wp[x] = w > wp[x] ? w : wp[x];
+            }
+        for (int x = 0; x < np; x++)
+            best = wp[x] > best ? wp[x] : best;
+        l->wmax[b] = best;
+    }
+    return CKY_OK;
+}
+
 /* The rule lists of level k (internal.h: prune_lists). */
 static cky_status plan_level(prune_lists *l, const grammar *g)
 {
@@ -208,6 +248,8 @@ static cky_status plan_level(prune_lists *l, const grammar *g)
     }
     if (!st)
         l->group_first[ngroup] = g->nbinary;
+    if (!st)
+        st = plan_bounds(l, g);
     free(order);
     free(first);
     free(child);
@@ -338,6 +380,7 @@ static int grow_scratch(const prune_plan *p, prune_scratch *w, int n)
            regrow(&w->xlist, tot * sizeof(int)) &
            regrow(&w->xcount, (size_t)p->fine->nsym * sizeof(int)) &
            regrow(&w->lpos, ends * sizeof(int *)) & regrow(&w->rpos, ends * sizeof(int *)) &
+           regrow(&w->lmax, ends * sizeof(double *)) & regrow(&w->rmax, ends * sizeof(double *)) &
            regrow(&w->ks, ends * sizeof(int)) & regrow(&w->span, words) &
            regrow(&w->lmask, words) & regrow(&w->after, tot * sizeof(double)) &
            regrow(&w->lex, tot * sizeof(double));
@@ -375,7 +418,9 @@ cky_status prune_reserve(prune_plan *p, int n)
              regrow(&p->moa, row * d) & regrow(&p->mob, row * d) &
              regrow(&p->state, cells * nsym) & regrow(&p->sub, cells * tot) &
              regrow(&p->sub2, cells * tot) & regrow(&p->pos, cells * nsym * sizeof(int)) &
-             regrow(&p->lbits, bits) & regrow(&p->rbits, bits);
+             regrow(&p->lbits, bits) & regrow(&p->rbits, bits) &
+             regrow(&p->syms, cells * nsym * sizeof(int)) &
+             regrow(&p->nsyms, cells * sizeof(int)) & regrow(&p->imax, cells * nsym * d);
     for (int m = 0; m < p->nscratch; m++)
         ok &= grow_scratch(p, &p->scratch[m], n);
     p->cap_n = ok ? n : 0;
