@@ -58,10 +58,17 @@ struct prune_plan {
     const grammar *fine;
     const grammar_cascade *cascade;
     /* level 0: binary rules with a finite score by parent, by left child and by right child,
-     * each list by descending score (the loops skip a rule that cannot beat the best so
-     * far); closed unaries (P != C) with a finite score by parent and by child */
+     * then by which of their other symbols are POS tags (a tag spans one word: the split
+     * points they leave), each list by descending score (the loops skip a rule that cannot
+     * beat the best so far): bin's of parent P with children of class c (0: two tags, 1: a
+     * tag and a phrase, 2: a phrase and a tag, 3: two phrases) at bin_first[P * 4 + c] ..
+     * [+ 1], bin_l's of left child X with a tag (0) or phrase (1) as sibling at
+     * bin_lfirst[X * 2 + c] .. [+ 1], bin_r's of right child X the same; closed unaries
+     * (P != C) with a finite score by parent and by child */
     prune_rule1 *bin, *bin_l, *bin_r, *un_p, *un_c;
-    int *bin_first, *bin_lfirst, *bin_rfirst, *un_pfirst, *un_cfirst; /* [nsym + 1] */
+    int *bin_first;              /* [nsym * 4 + 1] */
+    int *bin_lfirst, *bin_rfirst; /* [nsym * 2 + 1] */
+    int *un_pfirst, *un_cfirst;  /* [nsym + 1] */
     prune_lists *lists; /* [nlevel]: levels >= 1 */
     int maxsub;                       /* the most substates of a symbol, any level */
     int maxtotal;                     /* the most global substates of a level, fine included */

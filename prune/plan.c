@@ -109,22 +109,29 @@ static int by_score_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* The rules of `all` (n) grouped by key(rule) (stable), each group by descending score. */
-static cky_status group_rules(const prune_rule1 *all, int n, int nsym, int which,
+/* The rules of `all` (n) grouped by a symbol (which: 0 the parent, 1 the left child, 2 the
+ * right child) and within it by the class of the rule's other symbols (internal.h: which
+ * are POS tags), each group by descending score. */
+static cky_status group_rules(const prune_rule1 *all, int n, const grammar *g, int which,
                               prune_rule1 **out, int **first)
 {
+    int nkey = g->nsym * (which == 0 ? 4 : 2);
     int *key = malloc((size_t)(n ? n : 1) * sizeof *key), *order = NULL;
     *out = malloc((size_t)(n ? n : 1) * sizeof **out);
     if (!key || !*out) {
         free(key);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
-    for (int i = 0; i < n; i++)
-        key[i] = which == 0 ? all[i].parent : which == 1 ? all[i].left : all[i].right;
-    cky_status st = sort_by_key(key, n, nsym, &order, first);
+    for (int i = 0; i < n; i++) {
+        const prune_rule1 *r = &all[i];
+        key[i] = which == 0   ? r->parent * 4 + g->phrasal[r->left] * 2 + g->phrasal[r->right]
+                 : which == 1 ? r->left * 2 + g->phrasal[r->right]
+                              : r->right * 2 + g->phrasal[r->left];
+    }
+    cky_status st = sort_by_key(key, n, nkey, &order, first);
     for (int i = 0; !st && i < n; i++)
         (*out)[i] = all[order[i]];
-    for (int s = 0; !st && s < nsym; s++)
+    for (int s = 0; !st && s < nkey; s++)
         qsort(*out + (*first)[s], (size_t)((*first)[s + 1] - (*first)[s]), sizeof **out,
               by_score_desc);
     free(order);
@@ -159,11 +166,11 @@ static cky_status plan_xbar(prune_plan *p, const grammar *g)
             }
         p->un_pfirst[s + 1] = nu;
     }
-    cky_status st = group_rules(bin, nb, g->nsym, 0, &p->bin, &p->bin_first);
+    cky_status st = group_rules(bin, nb, g, 0, &p->bin, &p->bin_first);
     if (!st)
-        st = group_rules(bin, nb, g->nsym, 1, &p->bin_l, &p->bin_lfirst);
+        st = group_rules(bin, nb, g, 1, &p->bin_l, &p->bin_lfirst);
     if (!st)
-        st = group_rules(bin, nb, g->nsym, 2, &p->bin_r, &p->bin_rfirst);
+        st = group_rules(bin, nb, g, 2, &p->bin_r, &p->bin_rfirst);
     if (!st)
         st = sort_by_key(child, nu, g->nsym, &order, &p->un_cfirst);
     for (int i = 0; !st && i < nu; i++)

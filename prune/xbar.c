@@ -14,7 +14,9 @@
  * a cell takes the best term of every rule at every split point, inside from its children,
  * outside (once its parents are done) from its parents and siblings, split points innermost
  * over copies of the scores laid out by start and by end (internal.h: ia, ib, oa, ob), rules
- * by descending score, each first checked against the bound of the row maxima (ma ... mob).
+ * by descending score, each first checked against the bound of the row maxima (ma ... mob),
+ * and apart by which of their other symbols are POS tags (a tag spans one word, so such a
+ * rule has one split point, whose term is cheaper than a bound, or none).
  * The cells of one span length are filled on the plan's team: a cell's rows (ia, ib, oa, ob
  * at its own ends) and row maxima (those of its start and of its end) are its own among
  * them. */
@@ -90,18 +92,27 @@ static void xbar_inside_cell(prune_plan *p, const grammar *g, int n, int i, int 
         if (!g->phrasal[P])
             continue;
         double best = cell[P];
-        for (int b = p->bin_first[P]; b < p->bin_first[P + 1]; b++) {
+        const int *f = p->bin_first + (size_t)P * 4; /* by class (internal.h) */
+        const double *ia = row_of(p->ia, n, nsym, i, 0), *ib = row_of(p->ib, n, nsym, j, 0);
+        size_t N = (size_t)n + 1; /* row_of(.., s) = row_of(.., 0) + s * N */
+        /* a POS tag spans one word: the one split point it leaves (over two words, every
+         * class has one: i + 1; over more, two tags have none) */
+        int k1 = i + 1, k2 = j - 1;
+        for (int b = f[j - i == 2 ? 0 : 1]; b < f[2]; b++) { /* the left child a tag: i + 1 */
             const prune_rule1 *r = &p->bin[b];
-            /* a POS tag spans one word: the one split point it leaves */
-            int lo = g->phrasal[r->right] ? i + 1 : j - 1, hi = g->phrasal[r->left] ? j : i + 2;
-            if (lo >= hi)
-                continue;
-            const double *a = row_of(p->ia, n, nsym, i, r->left);
-            const double *bb = row_of(p->ib, n, nsym, j, r->right);
-            if (lo + 1 == hi) /* one split point: the term itself is cheaper than a bound */
-                best = max2(r->score + a[lo] + bb[lo], best);
+            best = max2(r->score + ia[r->left * N + k1] + ib[r->right * N + k1], best);
+        }
+        for (int b = f[2]; b < f[3]; b++) { /* the right child a tag: j - 1 */
+            const prune_rule1 *r = &p->bin[b];
+            best = max2(r->score + ia[r->left * N + k2] + ib[r->right * N + k2], best);
+        }
+        for (int b = f[3]; b < f[4]; b++) { /* two phrases: i + 1 .. j - 1 */
+            const prune_rule1 *r = &p->bin[b];
+            const double *a = ia + r->left * N, *bb = ib + r->right * N;
+            if (k1 == k2) /* one split point: the term itself is cheaper than a bound */
+                best = max2(r->score + a[k1] + bb[k1], best);
             else if (r->score + ma[r->left] + mb[r->right] > best)
-                best = best_term(best, r->score, a, bb, lo, hi);
+                best = best_term(best, r->score, a, bb, k1, j);
         }
         if (best > cell[P])
             cell[P] = best;
@@ -138,31 +149,33 @@ static void xbar_outside_cell(prune_plan *p, const grammar *g, int n, int i, int
         if (in[X] == -INFINITY)
             continue;
         double best = cell[X];
-        /* as a left child: P over (i, e) -> X over (i, j), R over (j, e) */
-        for (int b = p->bin_lfirst[X]; b < p->bin_lfirst[X + 1]; b++) {
+        size_t N = (size_t)n + 1; /* row_of(.., s) = row_of(.., 0) + s * N */
+        /* as a left child: P over (i, e) -> X over (i, j), R over (j, e), e = j + 1 .. n (a
+         * POS sibling spans one word: j + 1 alone) */
+        const int *f = p->bin_lfirst + (size_t)X * 2; /* a tag sibling, then a phrase */
+        const double *ia = row_of(p->ia, n, nsym, j, 0), *oa = row_of(p->oa, n, nsym, i, 0);
+        for (int b = f[0]; j < n && b < f[j + 1 == n ? 2 : 1]; b++) {
             const prune_rule1 *r = &p->bin_l[b];
-            int hi = g->phrasal[r->right] ? n + 1 : j + 2; /* a POS sibling spans one word */
-            if (hi > n + 1)
-                continue;
-            const double *a = row_of(p->ia, n, nsym, j, r->right);
-            const double *bb = row_of(p->oa, n, nsym, i, r->parent);
-            if (hi == j + 2)
-                best = max2(r->score + a[j + 1] + bb[j + 1], best);
-            else if (r->score + ma[r->right] + moa[r->parent] > best)
-                best = best_term(best, r->score, a, bb, j + 1, hi);
+            best = max2(r->score + ia[r->right * N + j + 1] + oa[r->parent * N + j + 1], best);
         }
-        /* as a right child: P over (h, j) -> L over (h, i), X over (i, j) */
-        for (int b = p->bin_rfirst[X]; b < p->bin_rfirst[X + 1]; b++) {
+        for (int b = f[1]; j + 1 < n && b < f[2]; b++) {
+            const prune_rule1 *r = &p->bin_l[b];
+            if (r->score + ma[r->right] + moa[r->parent] > best)
+                best = best_term(best, r->score, ia + r->right * N, oa + r->parent * N, j + 1,
+                                 n + 1);
+        }
+        /* as a right child: P over (h, j) -> L over (h, i), X over (i, j), h = 0 .. i - 1 (a
+         * POS sibling: i - 1 alone) */
+        f = p->bin_rfirst + (size_t)X * 2;
+        const double *ib = row_of(p->ib, n, nsym, i, 0), *ob = row_of(p->ob, n, nsym, j, 0);
+        for (int b = f[0]; i > 0 && b < f[i == 1 ? 2 : 1]; b++) {
             const prune_rule1 *r = &p->bin_r[b];
-            int lo = g->phrasal[r->left] ? 0 : i - 1; /* a POS sibling spans one word */
-            if (lo < 0)
-                continue;
-            const double *a = row_of(p->ib, n, nsym, i, r->left);
-            const double *bb = row_of(p->ob, n, nsym, j, r->parent);
-            if (lo + 1 == i)
-                best = max2(r->score + a[lo] + bb[lo], best);
-            else if (r->score + mb[r->left] + mob[r->parent] > best)
-                best = best_term(best, r->score, a, bb, lo, i);
+            best = max2(r->score + ib[r->left * N + i - 1] + ob[r->parent * N + i - 1], best);
+        }
+        for (int b = f[1]; i > 1 && b < f[2]; b++) {
+            const prune_rule1 *r = &p->bin_r[b];
+            if (r->score + mb[r->left] + mob[r->parent] > best)
+                best = best_term(best, r->score, ib + r->left * N, ob + r->parent * N, 0, i);
         }
         cell[X] = best;
     }
