@@ -90,6 +90,7 @@ struct prune_plan {
     unsigned char *sub;     /* [cells * maxtotal] the current level's allowed substates */
     unsigned char *sub2;    /* [cells * maxtotal] the next level's, while mapping */
     int threads;            /* prune_set_threads */
+    int avx2;               /* the CPU has AVX2 (x86: xbar.c's best_term uses it) */
     int no_levels;          /* prune_set_levels(p, 0) */
     int nscratch;           /* scratch[0 .. nscratch): one per member, sized for cap_n */
     prune_scratch *scratch;

@@ -293,6 +293,9 @@ cky_status prune_new_plan(const grammar *g, prune_plan **out)
                 p->maxsub = lg->nsub[s];
     }
     p->threads = 1;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    p->avx2 = __builtin_cpu_supports("avx2");
+#endif
     if (st) {
         prune_free_plan(p);
         return st;

@@ -22,7 +22,10 @@
  * them. */
 #include <math.h>
 #include <string.h>
-#ifdef __SSE2__
+#if defined(__SSE2__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define XBAR_AVX2 1 /* best_term_avx2, chosen at run time (prune_plan.avx2) */
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -44,7 +47,8 @@ static double max2(double a, double b) { return a > b ? a : b; }
 
 /* max(best, max over k in [lo, hi) of (w + a[k]) + b[k]), several running maxima at a time
  * (SSE2: two lanes each; the same sums, and maxima of the same values). */
-static double best_term(double best, double w, const double *a, const double *b, int lo, int hi)
+static double best_term_sse2(double best, double w, const double *a, const double *b, int lo,
+                             int hi)
 {
     int k = lo;
 #ifdef __SSE2__
@@ -68,6 +72,53 @@ static double best_term(double best, double w, const double *a, const double *b,
     for (; k < hi; k++)
         best = max2(w + a[k] + b[k], best);
     return best;
+}
+
+#ifdef XBAR_AVX2
+/* The same with AVX2's four lanes (adds and maxima only: nothing to contract). */
+__attribute__((target("avx2"))) static double
+best_term_avx2(double best, double w, const double *a, const double *b, int lo, int hi)
+{
+    int k = lo;
+    __m256d vw = _mm256_set1_pd(w), m0 = _mm256_set1_pd(best), m1 = m0;
+    for (; k + 7 < hi; k += 8) {
+        m0 = _mm256_max_pd(m0, _mm256_add_pd(_mm256_add_pd(vw, _mm256_loadu_pd(a + k)),
+                                             _mm256_loadu_pd(b + k)));
+        m1 = _mm256_max_pd(m1, _mm256_add_pd(_mm256_add_pd(vw, _mm256_loadu_pd(a + k + 4)),
+                                             _mm256_loadu_pd(b + k + 4)));
+    }
+    if (k + 3 < hi) {
+        m0 = _mm256_max_pd(m0, _mm256_add_pd(_mm256_add_pd(vw, _mm256_loadu_pd(a + k)),
+                                             _mm256_loadu_pd(b + k)));
+        k += 4;
+    }
+    m0 = _mm256_max_pd(m0, m1);
+    __m128d h = _mm_max_pd(_mm256_castpd256_pd128(m0), _mm256_extractf128_pd(m0, 1));
+    if (k + 1 < hi) {
+        h = _mm_max_pd(h, _mm_add_pd(_mm_add_pd(_mm256_castpd256_pd128(vw), _mm_loadu_pd(a + k)),
+                                     _mm_loadu_pd(b + k)));
+        k += 2;
+    }
+    double lanes[2];
+    _mm_storeu_pd(lanes, h);
+    best = max2(lanes[0], lanes[1]);
+    if (k < hi)
+        best = max2(w + a[k] + b[k], best);
+    return best;
+}
+#endif
+
+/* best_term_sse2, or with AVX2 where the CPU has it. */
+static double best_term(const prune_plan *p, double best, double w, const double *a,
+                        const double *b, int lo, int hi)
+{
+#ifdef XBAR_AVX2
+    if (p->avx2)
+        return best_term_avx2(best, w, a, b, lo, hi);
+#else
+    (void)p;
+#endif
+    return best_term_sse2(best, w, a, b, lo, hi);
 }
 
 /* A finished cell's scores into the row copies and their running maxima. */
@@ -112,7 +163,7 @@ static void xbar_inside_cell(prune_plan *p, const grammar *g, int n, int i, int 
             if (k1 == k2) /* one split point: the term itself is cheaper than a bound */
                 best = max2(r->score + a[k1] + bb[k1], best);
             else if (r->score + ma[r->left] + mb[r->right] > best)
-                best = best_term(best, r->score, a, bb, k1, j);
+                best = best_term(p, best, r->score, a, bb, k1, j);
         }
         if (best > cell[P])
             cell[P] = best;
@@ -161,8 +212,8 @@ static void xbar_outside_cell(prune_plan *p, const grammar *g, int n, int i, int
         for (int b = f[1]; j + 1 < n && b < f[2]; b++) {
             const prune_rule1 *r = &p->bin_l[b];
             if (r->score + ma[r->right] + moa[r->parent] > best)
-                best = best_term(best, r->score, ia + r->right * N, oa + r->parent * N, j + 1,
-                                 n + 1);
+                best = best_term(p, best, r->score, ia + r->right * N, oa + r->parent * N,
+                                 j + 1, n + 1);
         }
         /* as a right child: P over (h, j) -> L over (h, i), X over (i, j), h = 0 .. i - 1 (a
          * POS sibling: i - 1 alone) */
@@ -175,7 +226,7 @@ static void xbar_outside_cell(prune_plan *p, const grammar *g, int n, int i, int
         for (int b = f[1]; i > 1 && b < f[2]; b++) {
             const prune_rule1 *r = &p->bin_r[b];
             if (r->score + mb[r->left] + mob[r->parent] > best)
-                best = best_term(best, r->score, ib + r->left * N, ob + r->parent * N, 0, i);
+                best = best_term(p, best, r->score, ib + r->left * N, ob + r->parent * N, 0, i);
         }
         cell[X] = best;
     }
