@@ -69,6 +69,7 @@ struct prune_plan {
     int *bin_first;              /* [nsym * 4 + 1] */
     int *bin_lfirst, *bin_rfirst; /* [nsym * 2 + 1] */
     int *un_pfirst, *un_cfirst;  /* [nsym + 1] */
+    int *phrasal, nphrasal;      /* level 0's phrasal symbols, ascending */
     prune_lists *lists; /* [nlevel]: levels >= 1 */
     int maxsub;                       /* the most substates of a symbol, any level */
     int maxtotal;                     /* the most global substates of a level, fine included */

@@ -525,14 +525,13 @@ void prune_level_prune(prune_plan *p, int k, int n, double threshold)
             unsigned char *allowed = p->state + chart_cell(n, i, i + d) * (size_t)g->nsym;
             unsigned char *sub = p->sub + chart_cell(n, i, i + d) * v.tot;
             const int *pos = pos_at(p, &v, i, i + d);
-            for (int s = 0; s < g->nsym; s++) {
-                if (d > 1 && !g->phrasal[s])
-                    continue;
-                if (s == 0) {
-                    allowed[s] = 1;
-                    continue;
-                }
-                if (!allowed[s])
+            int ns;
+            const int *syms = syms_at(p, &v, i, i + d, &ns); /* those allowed, as laid out */
+            if (d == 1 || g->phrasal[0])
+                allowed[0] = 1; /* ROOT */
+            for (int y_s = 0; y_s < ns; y_s++) {
+                int s = syms[y_s];
+                if (s == 0 || (d > 1 && !g->phrasal[s]))
                     continue;
                 const double *in = p->in + pos[s], *out = p->out + pos[s];
                 unsigned char *ss = sub + g->sub_offset[s];

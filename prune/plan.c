@@ -42,6 +42,7 @@ void prune_free_plan(prune_plan *p)
     free(p->bin_rfirst);
     free(p->un_pfirst);
     free(p->un_cfirst);
+    free(p->phrasal);
     for (int k = 0; p->lists && k < p->cascade->nlevel; k++) {
         prune_lists *l = &p->lists[k];
         free(l->un_by_child);
@@ -148,12 +149,15 @@ static cky_status plan_xbar(prune_plan *p, const grammar *g)
     p->un_c = malloc((size_t)(g->nunary ? g->nunary : 1) * sizeof *p->un_c);
     p->un_pfirst = calloc((size_t)g->nsym + 1, sizeof *p->un_pfirst);
     int *child = calloc((size_t)(g->nunary ? g->nunary : 1), sizeof *child), *order = NULL;
-    if (!bin || !p->un_p || !p->un_c || !p->un_pfirst || !child) {
+    p->phrasal = malloc((size_t)g->nsym * sizeof *p->phrasal);
+    if (!bin || !p->un_p || !p->un_c || !p->un_pfirst || !child || !p->phrasal) {
         free(bin);
         free(child);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
     for (int s = 0; s < g->nsym; s++) {
+        if (g->phrasal[s])
+            p->phrasal[p->nphrasal++] = s;
         for (int b = g->binary_first[s]; b < g->binary_first[s + 1]; b++) {
             const grammar_binary *r = &g->binary[b];
             if (r->nrow > 0 && r->row_l[0] == 0 && r->row_r[0] == 0 && r->score[0] != -INFINITY)

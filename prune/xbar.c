@@ -139,9 +139,8 @@ static void xbar_inside_cell(prune_plan *p, const grammar *g, int n, int i, int 
     double *cell = cell_of(p->vi, n, i, j, nsym);
     /* the split points done: ma over (i, i+1 .. j-1), mb over (i+1 .. j-1, j) */
     const double *ma = p->ma + (size_t)i * nsym, *mb = p->mb + (size_t)j * nsym;
-    for (int P = 0; j - i > 1 && P < nsym; P++) {
-        if (!g->phrasal[P])
-            continue;
+    for (int y_p = 0; j - i > 1 && y_p < p->nphrasal; y_p++) {
+        int P = p->phrasal[y_p];
         double best = cell[P];
         const int *f = p->bin_first + (size_t)P * 4; /* by class (internal.h) */
         const double *ia = row_of(p->ia, n, nsym, i, 0), *ib = row_of(p->ib, n, nsym, j, 0);
@@ -168,17 +167,13 @@ static void xbar_inside_cell(prune_plan *p, const grammar *g, int n, int i, int 
         if (best > cell[P])
             cell[P] = best;
     }
-    for (int P = 0; P < nsym; P++) { /* in place, in symbol order */
-        if (!g->phrasal[P])
-            continue;
+    for (int y_p = 0; y_p < p->nphrasal; y_p++) { /* in place, in symbol order */
+        int P = p->phrasal[y_p];
         double best = cell[P];
         for (int u = p->un_pfirst[P]; u < p->un_pfirst[P + 1]; u++) {
-            double is = cell[p->un_p[u].left];
-            if (is == -INFINITY)
-                continue;
-            double tot = is + p->un_p[u].score;
-            if (tot >= best)
-                best = tot;
+            /* a child without a score gives -inf: no change (the jar skips it) */
+            double tot = cell[p->un_p[u].left] + p->un_p[u].score;
+            best = tot >= best ? tot : best;
         }
         if (best > cell[P])
             cell[P] = best;
@@ -235,12 +230,9 @@ static void xbar_outside_cell(prune_plan *p, const grammar *g, int n, int i, int
             continue;
         double best = cell[C];
         for (int u = p->un_cfirst[C]; u < p->un_cfirst[C + 1]; u++) {
-            double os = cell[p->un_c[u].parent];
-            if (os == -INFINITY)
-                continue;
-            double tot = os + p->un_c[u].score;
-            if (tot > best)
-                best = tot;
+            /* a parent without a score gives -inf: no change (the jar skips it) */
+            double tot = cell[p->un_c[u].parent] + p->un_c[u].score;
+            best = tot > best ? tot : best;
         }
         if (best > cell[C])
             cell[C] = best;
