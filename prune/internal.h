@@ -18,11 +18,16 @@
 
 /* The rule lists of a level >= 1: unaries by child; binary rules by parent, then left child,
  * in groups of one (parent, left child), so that a left child allowed nowhere in a cell
- * skips its whole group. */
+ * skips its whole group; and bounds of the binary rules' scores (the inside loops skip a
+ * split point whose best possible term cannot beat the best so far). */
 typedef struct prune_lists {
     int *un_by_child, *un_cfirst;    /* unary ids; [nsym + 1] */
     int *bin, *group_first;          /* binary ids; group x is bin[group_first[x] .. [x+1]) */
     int *group_left, *parent_group;  /* its left child; [nsym + 1] the groups of parent P */
+    double *wmax;                    /* [nbinary] a rule's largest score */
+    double *wpar;                    /* rule b's largest score of each parent substate x over
+                                        its rows: wpar[wpar_first[b] + x] */
+    int *wpar_first;                 /* [nbinary] */
 } prune_lists;
 
 /* The scratch of one thread filling a cell of a level >= 1 (each member of the team has its
@@ -34,6 +39,7 @@ typedef struct prune_scratch {
     /* the children of the cell being filled, per split point k: their blocks (pos rows of
      * the left child (i, k) and the right child (k, j)) */
     const int **lpos, **rpos; /* [cap_n + 1] */
+    const double **lmax, **rmax; /* [cap_n + 1] their rows of p->imax */
     int *ks;                  /* [cap_n + 1] the split points of one rule */
     uint64_t *span, *lmask;   /* [nword] a cell's split points, a group's */
     double *after;            /* [maxtotal] a cell's unary terms */
@@ -52,10 +58,18 @@ struct prune_plan {
     const grammar *fine;
     const grammar_cascade *cascade;
     /* level 0: binary rules with a finite score by parent, by left child and by right child,
-     * each list by descending score (the loops skip a rule that cannot beat the best so
-     * far); closed unaries (P != C) with a finite score by parent and by child */
+     * then by which of their other symbols are POS tags (a tag spans one word: the split
+     * points they leave), each list by descending score (the loops skip a rule that cannot
+     * beat the best so far): bin's of parent P with children of class c (0: two tags, 1: a
+     * tag and a phrase, 2: a phrase and a tag, 3: two phrases) at bin_first[P * 4 + c] ..
+     * [+ 1], bin_l's of left child X with a tag (0) or phrase (1) as sibling at
+     * bin_lfirst[X * 2 + c] .. [+ 1], bin_r's of right child X the same; closed unaries
+     * (P != C) with a finite score by parent and by child */
     prune_rule1 *bin, *bin_l, *bin_r, *un_p, *un_c;
-    int *bin_first, *bin_lfirst, *bin_rfirst, *un_pfirst, *un_cfirst; /* [nsym + 1] */
+    int *bin_first;              /* [nsym * 4 + 1] */
+    int *bin_lfirst, *bin_rfirst; /* [nsym * 2 + 1] */
+    int *un_pfirst, *un_cfirst;  /* [nsym + 1] */
+    int *phrasal, nphrasal;      /* level 0's phrasal symbols, ascending */
     prune_lists *lists; /* [nlevel]: levels >= 1 */
     int maxsub;                       /* the most substates of a symbol, any level */
     int maxtotal;                     /* the most global substates of a level, fine included */
@@ -71,10 +85,13 @@ struct prune_plan {
     double *in, *out;       /* [cap_packed] packed: the allowed symbols' blocks only */
     size_t cap_packed;
     int *pos;               /* [cells * nsym] where a symbol's block is in in, out (-1: none) */
+    int *syms, *nsyms;      /* [cells * nsym], [cells]: the allowed symbols of each cell,
+                               ascending, and their number (levels >= 1) */
     unsigned char *state;   /* [cells * nsym] */
     unsigned char *sub;     /* [cells * maxtotal] the current level's allowed substates */
     unsigned char *sub2;    /* [cells * maxtotal] the next level's, while mapping */
     int threads;            /* prune_set_threads */
+    int avx2;               /* the CPU has AVX2 (x86: xbar.c's best_term uses it) */
     int no_levels;          /* prune_set_levels(p, 0) */
     int nscratch;           /* scratch[0 .. nscratch): one per member, sized for cap_n */
     prune_scratch *scratch;
@@ -84,6 +101,9 @@ struct prune_plan {
      * rbits[(e * nsym + s) * nword ..] the same */
     uint64_t *lbits, *rbits; /* [(cap_n + 1) * nsym * nword] */
     int nword;               /* 64-bit words per set: (cap_n + 64) / 64 */
+    /* levels >= 1: the largest inside score of each allowed (cell, symbol) once the cell is
+     * done (-inf: none): a bound of what a rule's child can give */
+    double *imax;            /* [cells * nsym] (read only where allowed) */
     const int *gold;        /* during prune_build_mask_tagged: the gold tag of each word */
 };
 

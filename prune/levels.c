@@ -10,7 +10,9 @@
  * child + rule and outside + rule, all from the values the cell had before its unaries.
  * Maxima are exact, so the loops run in whatever order is quickest: a parent's rules by left
  * child, the split points where both children are allowed from bit sets, only the substates
- * that can give a term.
+ * that can give a term; and inside, a split point whose best possible term cannot beat the
+ * best so far is skipped (addition is monotonic: (w + ls) + rs <= (max w + max ls) + max rs,
+ * with the rule's largest scores and the children's largest inside scores, p->imax).
  *
  * The cells of one span length are filled on the plan's team: inside, each reads only
  * shorter spans' cells and writes only its own; outside, where a parent pushes its binary
@@ -18,8 +20,8 @@
  * then into their right ones (outside_binary).
  *
  * Scores are kept for the allowed symbols only, packed (p->pos: where the block of a symbol
- * over a cell is), the jar's null arrays for the others: a few percent of the chart, which
- * stays in the caches. */
+ * over a cell is; p->syms: which symbols a cell has), the jar's null arrays for the others:
+ * a few percent of the chart, which stays in the caches. */
 #include <math.h>
 #include <string.h>
 
@@ -48,7 +50,16 @@ static const int *pos_at(const prune_plan *p, const level_view *v, int i, int j)
     return p->pos + chart_cell(v->n, i, j) * (size_t)v->g->nsym;
 }
 
-/* p->pos for the allowed symbols, every score -inf, and the bit sets p->lbits, p->rbits. */
+/* The allowed symbols over cell (i, j), ascending: their number in *ns. */
+static const int *syms_at(const prune_plan *p, const level_view *v, int i, int j, int *ns)
+{
+    size_t c = chart_cell(v->n, i, j);
+    *ns = p->nsyms[c];
+    return p->syms + c * (size_t)v->g->nsym;
+}
+
+/* p->pos, p->syms and p->nsyms for the allowed symbols, every score -inf, and the bit sets
+ * p->lbits, p->rbits. */
 static cky_status lay_out(prune_plan *p, const level_view *v)
 {
     const grammar *g = v->g;
@@ -67,17 +78,20 @@ static cky_status lay_out(prune_plan *p, const level_view *v)
             int e = i + d;
             const unsigned char *allowed = state_at(p, v, i, e);
             int *pos = p->pos + chart_cell(n, i, e) * (size_t)nsym;
+            int *syms = p->syms + chart_cell(n, i, e) * (size_t)nsym, ns = 0;
             for (int s = 0; s < nsym; s++) {
                 pos[s] = -1;
                 if (!allowed[s])
                     continue;
                 pos[s] = (int)at;
+                syms[ns++] = s;
                 for (int x = 0; x < g->nsub[s]; x++)
                     p->in[at + x] = p->out[at + x] = -INFINITY;
                 at += (size_t)g->nsub[s];
                 p->lbits[((size_t)i * nsym + s) * W + (e >> 6)] |= 1ULL << (e & 63);
                 p->rbits[((size_t)e * nsym + s) * W + (i >> 6)] |= 1ULL << (i & 63);
             }
+            p->nsyms[chart_cell(n, i, e)] = ns;
         }
     return CKY_OK;
 }
@@ -110,11 +124,17 @@ static int left_splits(const prune_plan *p, prune_scratch *ws, const level_view 
 
 /* Of those, the split points where R is allowed over (k, j), ascending, into ws->ks; their
  * number. */
-static int valid_splits(const prune_plan *p, prune_scratch *ws, const level_view *v, int j, int R,
-                        int w0, int w1)
+static inline __attribute__((always_inline)) int
+valid_splits(const prune_plan *p, prune_scratch *ws, const level_view *v, int j, int R, int w0,
+             int w1)
 {
     const uint64_t *rb = p->rbits + ((size_t)j * v->g->nsym + R) * p->nword;
     int n = 0;
+    if (w0 == w1) { /* sentences of up to 63 words: one word */
+        for (uint64_t m = ws->lmask[w0] & rb[w0]; m; m &= m - 1)
+            ws->ks[n++] = (w0 << 6) + __builtin_ctzll(m);
+        return n;
+    }
     for (int w = w0; w <= w1; w++)
         for (uint64_t m = ws->lmask[w] & rb[w]; m; m &= m - 1)
             ws->ks[n++] = (w << 6) + __builtin_ctzll(m);
@@ -142,45 +162,86 @@ static void gather_children(const prune_plan *p, prune_scratch *ws, const level_
     }
 }
 
+/* Can a rule with largest parent scores wp[] (over its rows) and children of at most bl and
+ * br give a term above acc at one of the substates xs[0 .. nx)? (Addition is monotonic:
+ * (w + ls) + rs <= (wp[x] + bl) + br.) */
+static int can_improve(const double *wp, double bl, double br, const double *acc,
+                       const int *xs, int nx)
+{
+    int any = 0;
+    for (int y = 0; y < nx; y++)
+        any |= wp[xs[y]] + bl + br > acc[xs[y]];
+    return any;
+}
+
+/* The least of acc at the substates xs[0 .. nx). */
+static double least_of(const double *acc, const int *xs, int nx)
+{
+    double m = INFINITY;
+    for (int y = 0; y < nx; y++)
+        m = acc[xs[y]] < m ? acc[xs[y]] : m;
+    return m;
+}
+
+/* The binary terms of cell (i, j), per allowed parent P, its rules by left child, per split
+ * point where both children are allowed: skipped when the bound (rule's largest score + left
+ * child's largest inside score) + right child's cannot beat the least of P's allowed
+ * substates so far, or for each of them (wpar) its own; else per row and substate. */
 static void inside_binary(prune_plan *p, prune_scratch *ws, const prune_lists *lists,
                           const level_view *v, int i, int j)
 {
     const grammar *g = v->g;
+    int n = v->n, nsym = g->nsym;
     const unsigned char *sub = sub_at(p, v, i, j);
     const int *pos = pos_at(p, v, i, j);
     int w0, w1;
     gather_children(p, ws, v, i, j);
     span_bits(ws, i, j, &w0, &w1);
-    for (int P = 0; P < g->nsym; P++) {
-        if (pos[P] < 0)
-            continue;
-        int np = g->nsub[P], *xs = ws->xs;
+    for (int k = i + 1; k < j; k++) {
+        ws->lmax[k] = p->imax + chart_cell(n, i, k) * (size_t)nsym;
+        ws->rmax[k] = p->imax + chart_cell(n, k, j) * (size_t)nsym;
+    }
+    int ns;
+    const int *syms = syms_at(p, v, i, j, &ns);
+    for (int y_s = 0; y_s < ns; y_s++) {
+        int P = syms[y_s], np = g->nsub[P], *xs = ws->xs;
         int nx = list_substates(np, sub + g->sub_offset[P], NULL, xs); /* allowed parents */
-        double *acc = ws->acc;
+        if (!nx)
+            continue;
+        double *acc = ws->acc, least = -INFINITY;
         for (int x = 0; x < np; x++)
             acc[x] = -INFINITY;
-        for (int grp = lists->parent_group[P]; nx && grp < lists->parent_group[P + 1]; grp++) {
+        for (int grp = lists->parent_group[P]; grp < lists->parent_group[P + 1]; grp++) {
             int L = lists->group_left[grp];
             if (!left_splits(p, ws, v, i, L, w0, w1))
                 continue;
             for (int x_b = lists->group_first[grp]; x_b < lists->group_first[grp + 1]; x_b++) {
-                const grammar_binary *r = &g->binary[lists->bin[x_b]];
+                int b = lists->bin[x_b];
+                const grammar_binary *r = &g->binary[b];
                 int R = r->right, nk = valid_splits(p, ws, v, j, R, w0, w1);
+                if (!nk)
+                    continue;
+                double wm = lists->wmax[b];
+                const double *wp = lists->wpar + lists->wpar_first[b];
                 for (int x_k = 0; x_k < nk; x_k++) {
                     int k = ws->ks[x_k];
+                    double bl = ws->lmax[k][L], br = ws->rmax[k][R];
+                    if (!(wm + bl + br > least) || !can_improve(wp, bl, br, acc, xs, nx))
+                        continue;
                     const double *left = p->in + ws->lpos[k][L];
                     const double *right = p->in + ws->rpos[k][R];
                     for (int row = 0; row < r->nrow; row++) {
                         double ls = left[r->row_l[row]], rs = right[r->row_r[row]];
                         if (ls == -INFINITY || rs == -INFINITY)
                             continue;
-                        const double *w = r->score + (size_t)row * np;
+                        const double *wr = r->score + (size_t)row * np;
                         for (int y = 0; y < nx; y++) { /* a -inf rule gives -inf: no change */
                             int x = xs[y];
-                            double t = w[x] + ls + rs;
+                            double t = wr[x] + ls + rs;
                             acc[x] = t > acc[x] ? t : acc[x];
                         }
                     }
+                    least = least_of(acc, xs, nx);
                 }
             }
         }
@@ -197,10 +258,10 @@ static void inside_unary(prune_plan *p, prune_scratch *ws, const level_view *v, 
     const unsigned char *sub = sub_at(p, v, i, j);
     const int *pos = pos_at(p, v, i, j);
     double *after = ws->after;
-    for (int P = 0; P < g->nsym; P++) {
-        if (pos[P] < 0)
-            continue;
-        int np = g->nsub[P], *xs = ws->xs;
+    int ns;
+    const int *syms = syms_at(p, v, i, j, &ns);
+    for (int y_s = 0; y_s < ns; y_s++) {
+        int P = syms[y_s], np = g->nsub[P], *xs = ws->xs;
         int nx = list_substates(np, sub + g->sub_offset[P], NULL, xs); /* allowed parents */
         double *pa = after + g->sub_offset[P];
         for (int x = 0; x < np; x++)
@@ -222,9 +283,8 @@ static void inside_unary(prune_plan *p, prune_scratch *ws, const level_view *v, 
             }
         }
     }
-    for (int P = 0; P < g->nsym; P++) {
-        if (pos[P] < 0)
-            continue;
+    for (int y_s = 0; y_s < ns; y_s++) {
+        int P = syms[y_s];
         double *cell = p->in + pos[P];
         const double *pa = after + g->sub_offset[P];
         for (int x = 0; x < g->nsub[P]; x++)
@@ -241,12 +301,16 @@ static void outside_unary(prune_plan *p, prune_scratch *ws, int k, const level_v
     const int *pos = pos_at(p, v, i, j);
     const int *order = p->lists[k].un_by_child, *first = p->lists[k].un_cfirst;
     double *after = ws->after;
-    for (int s = 0; s < g->nsym; s++) /* the parent substates with an outside score */
-        ws->xcount[s] = pos[s] < 0 ? 0
-                                   : list_substates(g->nsub[s], NULL, p->out + pos[s],
-                                                    ws->xlist + g->sub_offset[s]);
-    for (int C = 0; C < g->nsym; C++) {
-        if ((j - i > 1 && !g->phrasal[C]) || pos[C] < 0)
+    int ns;
+    const int *syms = syms_at(p, v, i, j, &ns);
+    for (int y_s = 0; y_s < ns; y_s++) { /* the parent substates with an outside score */
+        int s = syms[y_s];
+        ws->xcount[s] = list_substates(g->nsub[s], NULL, p->out + pos[s],
+                                       ws->xlist + g->sub_offset[s]);
+    }
+    for (int y_s = 0; y_s < ns; y_s++) {
+        int C = syms[y_s];
+        if (j - i > 1 && !g->phrasal[C])
             continue;
         int nc = g->nsub[C];
         const unsigned char *csub = sub + g->sub_offset[C];
@@ -255,10 +319,11 @@ static void outside_unary(prune_plan *p, prune_scratch *ws, int k, const level_v
             ca[x] = -INFINITY;
         for (int x = first[C]; x < first[C + 1]; x++) {
             const grammar_unary *r = &g->unary[order[x]];
-            int P = r->parent, np = g->nsub[P], nq = ws->xcount[P];
-            const int *qs = ws->xlist + g->sub_offset[P];
-            if (pos[P] < 0 || !nq)
+            int P = r->parent, np = g->nsub[P];
+            if (pos[P] < 0 || !ws->xcount[P])
                 continue;
+            int nq = ws->xcount[P];
+            const int *qs = ws->xlist + g->sub_offset[P];
             const double *po = p->out + pos[P];
             for (int c = 0; c < nc; c++) {
                 if (!csub[c])
@@ -274,8 +339,9 @@ static void outside_unary(prune_plan *p, prune_scratch *ws, int k, const level_v
             }
         }
     }
-    for (int C = 0; C < g->nsym; C++) {
-        if ((j - i > 1 && !g->phrasal[C]) || pos[C] < 0)
+    for (int y_s = 0; y_s < ns; y_s++) {
+        int C = syms[y_s];
+        if (j - i > 1 && !g->phrasal[C])
             continue;
         double *cell = p->out + pos[C];
         const double *ca = after + g->sub_offset[C];
@@ -301,10 +367,10 @@ outside_binary(prune_plan *p, prune_scratch *ws, const prune_lists *lists, const
     int w0, w1;
     gather_children(p, ws, v, i, j);
     span_bits(ws, i, j, &w0, &w1);
-    for (int P = 0; P < g->nsym; P++) {
-        if (pos[P] < 0)
-            continue;
-        int np = g->nsub[P], *xs = ws->xs;
+    int ns;
+    const int *syms = syms_at(p, v, i, j, &ns);
+    for (int y_s = 0; y_s < ns; y_s++) {
+        int P = syms[y_s], np = g->nsub[P], *xs = ws->xs;
         const double *po = p->out + pos[P];
         int nx = list_substates(np, NULL, po, xs); /* the parent substates with a score */
         for (int grp = lists->parent_group[P]; nx && grp < lists->parent_group[P + 1]; grp++) {
@@ -347,6 +413,24 @@ outside_binary(prune_plan *p, prune_scratch *ws, const prune_lists *lists, const
     }
 }
 
+/* A finished cell's largest inside score of each allowed symbol into p->imax. */
+static void store_maxima(prune_plan *p, const level_view *v, int i, int j)
+{
+    const grammar *g = v->g;
+    int nsym = g->nsym;
+    const int *pos = pos_at(p, v, i, j);
+    double *mx = p->imax + chart_cell(v->n, i, j) * (size_t)nsym;
+    int ns;
+    const int *syms = syms_at(p, v, i, j, &ns);
+    for (int y_s = 0; y_s < ns; y_s++) {
+        int s = syms[y_s];
+        double m = -INFINITY;
+        for (int x = 0; x < g->nsub[s]; x++)
+            m = p->in[pos[s] + x] > m ? p->in[pos[s] + x] : m;
+        mx[s] = m;
+    }
+}
+
 /* The cells of one span length, for the team: inside, a cell reads only shorter spans' and
  * writes only its own; outside, `to` says which children it pushes into (TO_LEFT and
  * TO_BOTH: after its unaries, which change only its own scores). */
@@ -384,6 +468,7 @@ static void inside_cell(void *arg, long i, int member)
     if (job->d > 1)
         inside_binary(p, ws, &p->lists[job->k], job->v, (int)i, j);
     inside_unary(p, ws, job->v, (int)i, j);
+    store_maxima(p, job->v, (int)i, j);
 }
 
 /* Word i's lexical scores into the allowed tag substates over (i, i + 1). */
@@ -440,14 +525,13 @@ void prune_level_prune(prune_plan *p, int k, int n, double threshold)
             unsigned char *allowed = p->state + chart_cell(n, i, i + d) * (size_t)g->nsym;
             unsigned char *sub = p->sub + chart_cell(n, i, i + d) * v.tot;
             const int *pos = pos_at(p, &v, i, i + d);
-            for (int s = 0; s < g->nsym; s++) {
-                if (d > 1 && !g->phrasal[s])
-                    continue;
-                if (s == 0) {
-                    allowed[s] = 1;
-                    continue;
-                }
-                if (!allowed[s])
+            int ns;
+            const int *syms = syms_at(p, &v, i, i + d, &ns); /* those allowed, as laid out */
+            if (d == 1 || g->phrasal[0])
+                allowed[0] = 1; /* ROOT */
+            for (int y_s = 0; y_s < ns; y_s++) {
+                int s = syms[y_s];
+                if (s == 0 || (d > 1 && !g->phrasal[s]))
                     continue;
                 const double *in = p->in + pos[s], *out = p->out + pos[s];
                 unsigned char *ss = sub + g->sub_offset[s];

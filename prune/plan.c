@@ -19,6 +19,8 @@ static void free_scratch(prune_scratch *w)
     free(w->xcount);
     free(w->lpos);
     free(w->rpos);
+    free(w->lmax);
+    free(w->rmax);
     free(w->ks);
     free(w->span);
     free(w->lmask);
@@ -40,6 +42,7 @@ void prune_free_plan(prune_plan *p)
     free(p->bin_rfirst);
     free(p->un_pfirst);
     free(p->un_cfirst);
+    free(p->phrasal);
     for (int k = 0; p->lists && k < p->cascade->nlevel; k++) {
         prune_lists *l = &p->lists[k];
         free(l->un_by_child);
@@ -48,6 +51,9 @@ void prune_free_plan(prune_plan *p)
         free(l->group_first);
         free(l->group_left);
         free(l->parent_group);
+        free(l->wmax);
+        free(l->wpar);
+        free(l->wpar_first);
     }
     free(p->lists);
     free(p->vi);
@@ -71,6 +77,9 @@ void prune_free_plan(prune_plan *p)
     free(p->lbits);
     free(p->rbits);
     free(p->pos);
+    free(p->syms);
+    free(p->nsyms);
+    free(p->imax);
     free(p);
 }
 
@@ -101,22 +110,29 @@ static int by_score_desc(const void *a, const void *b)
     return (x < y) - (x > y);
 }
 
-/* The rules of `all` (n) grouped by key(rule) (stable), each group by descending score. */
-static cky_status group_rules(const prune_rule1 *all, int n, int nsym, int which,
+/* The rules of `all` (n) grouped by a symbol (which: 0 the parent, 1 the left child, 2 the
+ * right child) and within it by the class of the rule's other symbols (internal.h: which
+ * are POS tags), each group by descending score. */
+static cky_status group_rules(const prune_rule1 *all, int n, const grammar *g, int which,
                               prune_rule1 **out, int **first)
 {
+    int nkey = g->nsym * (which == 0 ? 4 : 2);
     int *key = malloc((size_t)(n ? n : 1) * sizeof *key), *order = NULL;
     *out = malloc((size_t)(n ? n : 1) * sizeof **out);
     if (!key || !*out) {
         free(key);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
-    for (int i = 0; i < n; i++)
-        key[i] = which == 0 ? all[i].parent : which == 1 ? all[i].left : all[i].right;
-    cky_status st = sort_by_key(key, n, nsym, &order, first);
+    for (int i = 0; i < n; i++) {
+        const prune_rule1 *r = &all[i];
+        key[i] = which == 0   ? r->parent * 4 + g->phrasal[r->left] * 2 + g->phrasal[r->right]
+                 : which == 1 ? r->left * 2 + g->phrasal[r->right]
+                              : r->right * 2 + g->phrasal[r->left];
+    }
+    cky_status st = sort_by_key(key, n, nkey, &order, first);
     for (int i = 0; !st && i < n; i++)
         (*out)[i] = all[order[i]];
-    for (int s = 0; !st && s < nsym; s++)
+    for (int s = 0; !st && s < nkey; s++)
         qsort(*out + (*first)[s], (size_t)((*first)[s + 1] - (*first)[s]), sizeof **out,
               by_score_desc);
     free(order);
@@ -133,12 +149,15 @@ static cky_status plan_xbar(prune_plan *p, const grammar *g)
     p->un_c = malloc((size_t)(g->nunary ? g->nunary : 1) * sizeof *p->un_c);
     p->un_pfirst = calloc((size_t)g->nsym + 1, sizeof *p->un_pfirst);
     int *child = calloc((size_t)(g->nunary ? g->nunary : 1), sizeof *child), *order = NULL;
-    if (!bin || !p->un_p || !p->un_c || !p->un_pfirst || !child) {
+    p->phrasal = malloc((size_t)g->nsym * sizeof *p->phrasal);
+    if (!bin || !p->un_p || !p->un_c || !p->un_pfirst || !child || !p->phrasal) {
         free(bin);
         free(child);
         return cky_fail(CKY_ERR_NOMEM, "out of memory");
     }
     for (int s = 0; s < g->nsym; s++) {
+        if (g->phrasal[s])
+            p->phrasal[p->nphrasal++] = s;
         for (int b = g->binary_first[s]; b < g->binary_first[s + 1]; b++) {
             const grammar_binary *r = &g->binary[b];
             if (r->nrow > 0 && r->row_l[0] == 0 && r->row_r[0] == 0 && r->score[0] != -INFINITY)
@@ -151,11 +170,11 @@ static cky_status plan_xbar(prune_plan *p, const grammar *g)
             }
         p->un_pfirst[s + 1] = nu;
     }
-    cky_status st = group_rules(bin, nb, g->nsym, 0, &p->bin, &p->bin_first);
+    cky_status st = group_rules(bin, nb, g, 0, &p->bin, &p->bin_first);
     if (!st)
-        st = group_rules(bin, nb, g->nsym, 1, &p->bin_l, &p->bin_lfirst);
+        st = group_rules(bin, nb, g, 1, &p->bin_l, &p->bin_lfirst);
     if (!st)
-        st = group_rules(bin, nb, g->nsym, 2, &p->bin_r, &p->bin_rfirst);
+        st = group_rules(bin, nb, g, 2, &p->bin_r, &p->bin_rfirst);
     if (!st)
         st = sort_by_key(child, nu, g->nsym, &order, &p->un_cfirst);
     for (int i = 0; !st && i < nu; i++)
@@ -164,6 +183,38 @@ static cky_status plan_xbar(prune_plan *p, const grammar *g)
     free(child);
     free(bin);
     return st;
+}
+
+/* The score bounds of level g's binary rules (internal.h: prune_lists). */
+static cky_status plan_bounds(prune_lists *l, const grammar *g)
+{
+    size_t nb = (size_t)(g->nbinary ? g->nbinary : 1), tot = 0;
+    for (int b = 0; b < g->nbinary; b++)
+        tot += (size_t)g->nsub[g->binary[b].parent];
+    l->wmax = malloc(nb * sizeof *l->wmax);
+    l->wpar = malloc((tot ? tot : 1) * sizeof *l->wpar);
+    l->wpar_first = malloc(nb * sizeof *l->wpar_first);
+    if (!l->wmax || !l->wpar || !l->wpar_first)
+        return cky_fail(CKY_ERR_NOMEM, "out of memory");
+    size_t at = 0;
+    for (int b = 0; b < g->nbinary; b++) {
+        const grammar_binary *r = &g->binary[b];
+        int np = g->nsub[r->parent];
+        double *wp = l->wpar + at, best = -INFINITY;
+        l->wpar_first[b] = (int)at;
+        at += (size_t)np;
+        for (int x = 0; x < np; x++)
+            wp[x] = -INFINITY;
+        for (int row = 0; row < r->nrow; row++)
+            for (int x = 0; x < np; x++) {
+                double w = r->score[(size_t)row * np + x];
+                wp[x] = w > wp[x] ? w : wp[x];
+            }
+        for (int x = 0; x < np; x++)
+            best = wp[x] > best ? wp[x] : best;
+        l->wmax[b] = best;
+    }
+    return CKY_OK;
 }
 
 /* The rule lists of level k (internal.h: prune_lists). */
@@ -208,6 +259,8 @@ static cky_status plan_level(prune_lists *l, const grammar *g)
     }
     if (!st)
         l->group_first[ngroup] = g->nbinary;
+    if (!st)
+        st = plan_bounds(l, g);
     free(order);
     free(first);
     free(child);
@@ -244,6 +297,9 @@ cky_status prune_new_plan(const grammar *g, prune_plan **out)
                 p->maxsub = lg->nsub[s];
     }
     p->threads = 1;
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+    p->avx2 = __builtin_cpu_supports("avx2");
+#endif
     if (st) {
         prune_free_plan(p);
         return st;
@@ -338,6 +394,7 @@ static int grow_scratch(const prune_plan *p, prune_scratch *w, int n)
            regrow(&w->xlist, tot * sizeof(int)) &
            regrow(&w->xcount, (size_t)p->fine->nsym * sizeof(int)) &
            regrow(&w->lpos, ends * sizeof(int *)) & regrow(&w->rpos, ends * sizeof(int *)) &
+           regrow(&w->lmax, ends * sizeof(double *)) & regrow(&w->rmax, ends * sizeof(double *)) &
            regrow(&w->ks, ends * sizeof(int)) & regrow(&w->span, words) &
            regrow(&w->lmask, words) & regrow(&w->after, tot * sizeof(double)) &
            regrow(&w->lex, tot * sizeof(double));
@@ -375,7 +432,9 @@ cky_status prune_reserve(prune_plan *p, int n)
              regrow(&p->moa, row * d) & regrow(&p->mob, row * d) &
              regrow(&p->state, cells * nsym) & regrow(&p->sub, cells * tot) &
              regrow(&p->sub2, cells * tot) & regrow(&p->pos, cells * nsym * sizeof(int)) &
-             regrow(&p->lbits, bits) & regrow(&p->rbits, bits);
+             regrow(&p->lbits, bits) & regrow(&p->rbits, bits) &
+             regrow(&p->syms, cells * nsym * sizeof(int)) &
+             regrow(&p->nsyms, cells * sizeof(int)) & regrow(&p->imax, cells * nsym * d);
     for (int m = 0; m < p->nscratch; m++)
         ok &= grow_scratch(p, &p->scratch[m], n);
     p->cap_n = ok ? n : 0;

@@ -14,13 +14,18 @@
  * a cell takes the best term of every rule at every split point, inside from its children,
  * outside (once its parents are done) from its parents and siblings, split points innermost
  * over copies of the scores laid out by start and by end (internal.h: ia, ib, oa, ob), rules
- * by descending score, each first checked against the bound of the row maxima (ma ... mob).
+ * by descending score, each first checked against the bound of the row maxima (ma ... mob),
+ * and apart by which of their other symbols are POS tags (a tag spans one word, so such a
+ * rule has one split point, whose term is cheaper than a bound, or none).
  * The cells of one span length are filled on the plan's team: a cell's rows (ia, ib, oa, ob
  * at its own ends) and row maxima (those of its start and of its end) are its own among
  * them. */
 #include <math.h>
 #include <string.h>
-#ifdef __SSE2__
+#if defined(__SSE2__) && defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define XBAR_AVX2 1 /* best_term_avx2, chosen at run time (prune_plan.avx2) */
+#elif defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -42,7 +47,8 @@ static double max2(double a, double b) { return a > b ? a : b; }
 
 /* max(best, max over k in [lo, hi) of (w + a[k]) + b[k]), several running maxima at a time
  * (SSE2: two lanes each; the same sums, and maxima of the same values). */
-static double best_term(double best, double w, const double *a, const double *b, int lo, int hi)
+static double best_term_sse2(double best, double w, const double *a, const double *b, int lo,
+                             int hi)
 {
     int k = lo;
 #ifdef __SSE2__
@@ -68,6 +74,53 @@ static double best_term(double best, double w, const double *a, const double *b,
     return best;
 }
 
+#ifdef XBAR_AVX2
+/* The same with AVX2's four lanes (adds and maxima only: nothing to contract). */
+__attribute__((target("avx2"))) static double
+best_term_avx2(double best, double w, const double *a, const double *b, int lo, int hi)
+{
+    int k = lo;
+    __m256d vw = _mm256_set1_pd(w), m0 = _mm256_set1_pd(best), m1 = m0;
+    for (; k + 7 < hi; k += 8) {
+        m0 = _mm256_max_pd(m0, _mm256_add_pd(_mm256_add_pd(vw, _mm256_loadu_pd(a + k)),
+                                             _mm256_loadu_pd(b + k)));
+        m1 = _mm256_max_pd(m1, _mm256_add_pd(_mm256_add_pd(vw, _mm256_loadu_pd(a + k + 4)),
+                                             _mm256_loadu_pd(b + k + 4)));
+    }
+    if (k + 3 < hi) {
+        m0 = _mm256_max_pd(m0, _mm256_add_pd(_mm256_add_pd(vw, _mm256_loadu_pd(a + k)),
+                                             _mm256_loadu_pd(b + k)));
+        k += 4;
+    }
+    m0 = _mm256_max_pd(m0, m1);
+    __m128d h = _mm_max_pd(_mm256_castpd256_pd128(m0), _mm256_extractf128_pd(m0, 1));
+    if (k + 1 < hi) {
+        h = _mm_max_pd(h, _mm_add_pd(_mm_add_pd(_mm256_castpd256_pd128(vw), _mm_loadu_pd(a + k)),
+                                     _mm_loadu_pd(b + k)));
+        k += 2;
+    }
+    double lanes[2];
+    _mm_storeu_pd(lanes, h);
+    best = max2(lanes[0], lanes[1]);
+    if (k < hi)
+        best = max2(w + a[k] + b[k], best);
+    return best;
+}
+#endif
+
+/* best_term_sse2, or with AVX2 where the CPU has it. */
+static double best_term(const prune_plan *p, double best, double w, const double *a,
+                        const double *b, int lo, int hi)
+{
+#ifdef XBAR_AVX2
+    if (p->avx2)
+        return best_term_avx2(best, w, a, b, lo, hi);
+#else
+    (void)p;
+#endif
+    return best_term_sse2(best, w, a, b, lo, hi);
+}
+
 /* A finished cell's scores into the row copies and their running maxima. */
 static void store_cell(double *by_start, double *by_end, double *max_start, double *max_end,
                        const double *cell, int n, int nsym, int i, int j)
@@ -86,37 +139,41 @@ static void xbar_inside_cell(prune_plan *p, const grammar *g, int n, int i, int 
     double *cell = cell_of(p->vi, n, i, j, nsym);
     /* the split points done: ma over (i, i+1 .. j-1), mb over (i+1 .. j-1, j) */
     const double *ma = p->ma + (size_t)i * nsym, *mb = p->mb + (size_t)j * nsym;
-    for (int P = 0; j - i > 1 && P < nsym; P++) {
-        if (!g->phrasal[P])
-            continue;
+    for (int y_p = 0; j - i > 1 && y_p < p->nphrasal; y_p++) {
+        int P = p->phrasal[y_p];
         double best = cell[P];
-        for (int b = p->bin_first[P]; b < p->bin_first[P + 1]; b++) {
+        const int *f = p->bin_first + (size_t)P * 4; /* by class (internal.h) */
+        const double *ia = row_of(p->ia, n, nsym, i, 0), *ib = row_of(p->ib, n, nsym, j, 0);
+        size_t N = (size_t)n + 1; /* row_of(.., s) = row_of(.., 0) + s * N */
+        /* a POS tag spans one word: the one split point it leaves (over two words, every
+         * class has one: i + 1; over more, two tags have none) */
+        int k1 = i + 1, k2 = j - 1;
+        for (int b = f[j - i == 2 ? 0 : 1]; b < f[2]; b++) { /* the left child a tag: i + 1 */
             const prune_rule1 *r = &p->bin[b];
-            /* a POS tag spans one word: the one split point it leaves */
-            int lo = g->phrasal[r->right] ? i + 1 : j - 1, hi = g->phrasal[r->left] ? j : i + 2;
-            if (lo >= hi)
-                continue;
-            const double *a = row_of(p->ia, n, nsym, i, r->left);
-            const double *bb = row_of(p->ib, n, nsym, j, r->right);
-            if (lo + 1 == hi) /* one split point: the term itself is cheaper than a bound */
-                best = max2(r->score + a[lo] + bb[lo], best);
+            best = max2(r->score + ia[r->left * N + k1] + ib[r->right * N + k1], best);
+        }
+        for (int b = f[2]; b < f[3]; b++) { /* the right child a tag: j - 1 */
+            const prune_rule1 *r = &p->bin[b];
+            best = max2(r->score + ia[r->left * N + k2] + ib[r->right * N + k2], best);
+        }
+        for (int b = f[3]; b < f[4]; b++) { /* two phrases: i + 1 .. j - 1 */
+            const prune_rule1 *r = &p->bin[b];
+            const double *a = ia + r->left * N, *bb = ib + r->right * N;
+            if (k1 == k2) /* one split point: the term itself is cheaper than a bound */
+                best = max2(r->score + a[k1] + bb[k1], best);
             else if (r->score + ma[r->left] + mb[r->right] > best)
-                best = best_term(best, r->score, a, bb, lo, hi);
+                best = best_term(p, best, r->score, a, bb, k1, j);
         }
         if (best > cell[P])
             cell[P] = best;
     }
-    for (int P = 0; P < nsym; P++) { /* in place, in symbol order */
-        if (!g->phrasal[P])
-            continue;
+    for (int y_p = 0; y_p < p->nphrasal; y_p++) { /* in place, in symbol order */
+        int P = p->phrasal[y_p];
         double best = cell[P];
         for (int u = p->un_pfirst[P]; u < p->un_pfirst[P + 1]; u++) {
-            double is = cell[p->un_p[u].left];
-            if (is == -INFINITY)
-                continue;
-            double tot = is + p->un_p[u].score;
-            if (tot >= best)
-                best = tot;
+            /* a child without a score gives -inf: no change (the jar skips it) */
+            double tot = cell[p->un_p[u].left] + p->un_p[u].score;
+            best = tot >= best ? tot : best;
         }
         if (best > cell[P])
             cell[P] = best;
@@ -138,31 +195,33 @@ static void xbar_outside_cell(prune_plan *p, const grammar *g, int n, int i, int
         if (in[X] == -INFINITY)
             continue;
         double best = cell[X];
-        /* as a left child: P over (i, e) -> X over (i, j), R over (j, e) */
-        for (int b = p->bin_lfirst[X]; b < p->bin_lfirst[X + 1]; b++) {
+        size_t N = (size_t)n + 1; /* row_of(.., s) = row_of(.., 0) + s * N */
+        /* as a left child: P over (i, e) -> X over (i, j), R over (j, e), e = j + 1 .. n (a
+         * POS sibling spans one word: j + 1 alone) */
+        const int *f = p->bin_lfirst + (size_t)X * 2; /* a tag sibling, then a phrase */
+        const double *ia = row_of(p->ia, n, nsym, j, 0), *oa = row_of(p->oa, n, nsym, i, 0);
+        for (int b = f[0]; j < n && b < f[j + 1 == n ? 2 : 1]; b++) {
             const prune_rule1 *r = &p->bin_l[b];
-            int hi = g->phrasal[r->right] ? n + 1 : j + 2; /* a POS sibling spans one word */
-            if (hi > n + 1)
-                continue;
-            const double *a = row_of(p->ia, n, nsym, j, r->right);
-            const double *bb = row_of(p->oa, n, nsym, i, r->parent);
-            if (hi == j + 2)
-                best = max2(r->score + a[j + 1] + bb[j + 1], best);
-            else if (r->score + ma[r->right] + moa[r->parent] > best)
-                best = best_term(best, r->score, a, bb, j + 1, hi);
+            best = max2(r->score + ia[r->right * N + j + 1] + oa[r->parent * N + j + 1], best);
         }
-        /* as a right child: P over (h, j) -> L over (h, i), X over (i, j) */
-        for (int b = p->bin_rfirst[X]; b < p->bin_rfirst[X + 1]; b++) {
+        for (int b = f[1]; j + 1 < n && b < f[2]; b++) {
+            const prune_rule1 *r = &p->bin_l[b];
+            if (r->score + ma[r->right] + moa[r->parent] > best)
+                best = best_term(p, best, r->score, ia + r->right * N, oa + r->parent * N,
+                                 j + 1, n + 1);
+        }
+        /* as a right child: P over (h, j) -> L over (h, i), X over (i, j), h = 0 .. i - 1 (a
+         * POS sibling: i - 1 alone) */
+        f = p->bin_rfirst + (size_t)X * 2;
+        const double *ib = row_of(p->ib, n, nsym, i, 0), *ob = row_of(p->ob, n, nsym, j, 0);
+        for (int b = f[0]; i > 0 && b < f[i == 1 ? 2 : 1]; b++) {
             const prune_rule1 *r = &p->bin_r[b];
-            int lo = g->phrasal[r->left] ? 0 : i - 1; /* a POS sibling spans one word */
-            if (lo < 0)
-                continue;
-            const double *a = row_of(p->ib, n, nsym, i, r->left);
-            const double *bb = row_of(p->ob, n, nsym, j, r->parent);
-            if (lo + 1 == i)
-                best = max2(r->score + a[lo] + bb[lo], best);
-            else if (r->score + mb[r->left] + mob[r->parent] > best)
-                best = best_term(best, r->score, a, bb, lo, i);
+            best = max2(r->score + ib[r->left * N + i - 1] + ob[r->parent * N + i - 1], best);
+        }
+        for (int b = f[1]; i > 1 && b < f[2]; b++) {
+            const prune_rule1 *r = &p->bin_r[b];
+            if (r->score + mb[r->left] + mob[r->parent] > best)
+                best = best_term(p, best, r->score, ib + r->left * N, ob + r->parent * N, 0, i);
         }
         cell[X] = best;
     }
@@ -171,12 +230,9 @@ static void xbar_outside_cell(prune_plan *p, const grammar *g, int n, int i, int
             continue;
         double best = cell[C];
         for (int u = p->un_cfirst[C]; u < p->un_cfirst[C + 1]; u++) {
-            double os = cell[p->un_c[u].parent];
-            if (os == -INFINITY)
-                continue;
-            double tot = os + p->un_c[u].score;
-            if (tot > best)
-                best = tot;
+            /* a parent without a score gives -inf: no change (the jar skips it) */
+            double tot = cell[p->un_c[u].parent] + p->un_c[u].score;
+            best = tot > best ? tot : best;
         }
         if (best > cell[C])
             cell[C] = best;
