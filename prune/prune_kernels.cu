@@ -204,6 +204,7 @@ typedef struct lview {
     const unsigned short *cl;
     int ncl;
     const unsigned char *cst, *csub;
+    int *taken; /* FOR_PAIRS's count of groups taken, in shared memory */
 } lview;
 
 /* The view of level k in sentence si (s), its substates sub. */
@@ -212,7 +213,7 @@ __device__ static inline lview view_of(const prune_dev_level *lv, const prune_de
 {
     long long bits = row0_of(b, si) * lv[0].nsym * b->nword;
     return (lview){&lv[k], s, b->tot_max, b->in, b->out, b->state, sub, b->lbits + bits,
-                   b->rbits + bits, b->nword, NULL, 0, NULL, NULL};
+                   b->rbits + bits, b->nword, NULL, 0, NULL, NULL, NULL};
 }
 
 __device__ static inline const unsigned char *state_at(const lview *v, int i, int j)
@@ -224,6 +225,15 @@ __device__ static inline long long at(const lview *v, int i, int j, int sym)
 {
     return cell_of(v->s, i, j) * v->T + v->g->off[sym];
 }
+
+/* For t = t0, t0 + step, ... below count over a grid of rows of np columns: body with row =
+ * t / np and x = t % np, kept by additions (a division once, where step > 1). body may
+ * `continue`. */
+#define FOR_TERMS(t0, step, count, np, row, x)                                               \
+    for (int t = (t0), dq_ = (step) == 1 ? 0 : (step) / (np),                                \
+             dr_ = (step) == 1 ? 1 : (step) - dq_ * (np), row = (t0) / (np),                  \
+             x = (t0) - row * (np);                                                          \
+         t < (count); t += (step), x += dr_, row += dq_, x >= (np) ? (x -= (np), row++) : 0)
 
 /* acc[0 .. m) = the ordered bits of -inf, by the lanes of a warp. */
 __device__ static inline void acc_clear(unsigned long long *acc, int m, int lane)
@@ -264,20 +274,32 @@ __device__ static inline unsigned long long span_word(int i, int j, int w)
     return m;
 }
 
+/* The next group of FOR_PAIRS for this warp: nw + the block's count of groups taken
+ * (v->taken, zero before the block's barrier ahead of FOR_PAIRS). */
+__device__ static inline int take_group(const lview *v, int nw, int lane)
+{
+    int t = 0;
+    if (lane == 0)
+        t = atomicAdd(v->taken, 1);
+    return nw + __shfl_sync(FULL, t, 0);
+}
+
 /* For each parent P that want(P) accepts, each of its binary rules r (an index into the
  * by-parent rule list) and each split point k of (i, j) where both of r's children are
  * allowed (the bit sets: left child over (i, k), right child over (k, j)): body(r, k, t0,
- * step), as FOR_ITEMS runs it. The rules are taken 32 at a time, a lane each, the warps of
- * the block taking the groups of 32 in turn; a lane's (rule, split) with more than SMALL
- * terms is taken by the whole warp. Uses i, j, v, g, warp, nw and lane from the caller. */
+ * step), as FOR_ITEMS runs it. The rules are taken 32 at a time, a lane each; warp w takes
+ * group w first, then whichever group is next when it is done (take_group), so that a warp
+ * with a long group does not hold up the others; a lane's (rule, split) with more than
+ * SMALL terms is taken by the whole warp. Uses i, j, v, g, warp, nw and lane from the
+ * caller. */
 #define FOR_PAIRS(want, body)                                                                \
-    for (int x_ = 0, c_ = 0; x_ < v->ncl; x_++) {                                            \
+    for (int x_ = 0, c_ = 0, mine_ = warp; x_ < v->ncl; x_++) {                              \
         int P_ = v->cl[x_];                                                                  \
         if (!(want(P_)))                                                                     \
             continue;                                                                        \
         int e_ = g->bin_first[P_ + 1];                                                       \
         for (int q0_ = g->bin_first[P_]; q0_ < e_; q0_ += 32, c_++) {                        \
-            if (c_ % nw != warp)                                                             \
+            if (c_ != mine_)                                                                 \
                 continue;                                                                    \
             int r_ = q0_ + lane, terms_ = 0;                                                 \
             const unsigned long long *lb_ = NULL, *rb_ = NULL;                               \
@@ -306,6 +328,7 @@ __device__ static inline unsigned long long span_word(int i, int j, int w)
                     }                                                                        \
                 }                                                                            \
             }                                                                                \
+            mine_ = take_group(v, nw, lane);                                                 \
         }                                                                                    \
     }
 
@@ -319,6 +342,8 @@ static __device__ void inside_binary(const lview *v, int i, int j, unsigned long
     const unsigned char *st = v->cst;
     FOR_MINE(P)
         acc_clear(acc + g->off[P], g->nsub[P], lane);
+    if (threadIdx.x == 0)
+        *v->taken = 0;
     __syncthreads();
 #define IN_WANT(P) (st[P])
 #define IN_BODY(r, k, t0, step)                                                              \
@@ -329,8 +354,7 @@ static __device__ void inside_binary(const lview *v, int i, int j, unsigned long
         const double *w = g->w + g->w_first[r];                                              \
         const double *left = v->in + at(v, i, k, g->bin_left[r]);                            \
         const double *right = v->in + at(v, k, j, g->bin_right[r]);                          \
-        for (int t = (t0); t < (g->row_first[r + 1] - r0) * np; t += (step)) {               \
-            int row = t / np, x = t - row * np;                                              \
+        FOR_TERMS(t0, step, (g->row_first[r + 1] - r0) * np, np, row, x) {                   \
             if (!ps[x])                                                                      \
                 continue;                                                                    \
             double ls = left[g->row_l[r0 + row]], rs = right[g->row_r[r0 + row]];            \
@@ -375,8 +399,7 @@ static __device__ void inside_unary(const lview *v, int i, int j, unsigned long 
     {                                                                                        \
         int u = ub + (q), C = g->un_child[u];                                                \
         const double *child = v->in + at(v, i, j, C), *w = g->w + g->un_w[u];                \
-        for (int t = (t0); t < g->nsub[C] * np; t += (step)) {                               \
-            int c = t / np, x = t - c * np;                                                  \
+        FOR_TERMS(t0, step, g->nsub[C] * np, np, c, x) {                                     \
             double cv = child[c];                                                            \
             if (!ps[x] || cv == NONE)                                                        \
                 continue;                                                                    \
@@ -421,8 +444,7 @@ static __device__ void outside_unary(const lview *v, int i, int j, unsigned long
         int u = g->unc_rule[yb + (q)], P = g->un_parent[u], np = g->nsub[P];                 \
         const unsigned long long *po = v->out + at(v, i, j, P);                              \
         const double *w = g->w + g->un_w[u];                                                 \
-        for (int t = (t0); t < nc * np; t += (step)) {                                       \
-            int c = t / np, x = t - c * np;                                                  \
+        FOR_TERMS(t0, step, nc * np, np, c, x) {                                             \
             double pq = unordered(po[x]);                                                    \
             if (!cs[c] || pq == NONE)                                                        \
                 continue;                                                                    \
@@ -457,6 +479,8 @@ static __device__ void outside_binary(const lview *v, int i, int j, unsigned lon
     const prune_dev_level *g = v->g;
     for (int P = threadIdx.x; P < g->nsym; P += blockDim.x)
         live[P] = 0;
+    if (threadIdx.x == 0)
+        *v->taken = 0;
     __syncthreads();
     FOR_MINE(P) {
         const unsigned long long *po = v->out + at(v, i, j, P);
@@ -481,8 +505,7 @@ static __device__ void outside_binary(const lview *v, int i, int j, unsigned lon
             acc_clear(ar, g->nsub[R], lane);                                                 \
             __syncwarp();                                                                    \
         }                                                                                    \
-        for (int t = (t0); t < (g->row_first[r + 1] - r0) * np; t += (step)) {               \
-            int row = t / np, x = t - row * np;                                              \
+        FOR_TERMS(t0, step, (g->row_first[r + 1] - r0) * np, np, row, x) {                   \
             double pox = unordered(po[x]);                                                   \
             if (pox == NONE)                                                                 \
                 continue;                                                                    \
@@ -778,6 +801,7 @@ __global__ void __launch_bounds__(SPAN_WARPS * 32)
                const int *__restrict__ cells, unsigned char *sub)
 {
     extern __shared__ double smem[];
+    __shared__ int taken;
     int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
     int si = cells[2 * blockIdx.x], i = cells[2 * blockIdx.x + 1], j = i + d;
     sent s = {b.n[si], b.cell0[si], b.word0[si]};
@@ -814,6 +838,7 @@ __global__ void __launch_bounds__(SPAN_WARPS * 32)
         v.ncl = cl[g0->nsym];
         v.cst = cst;
         v.csub = csub;
+        v.taken = &taken;
         if (PASS == PASS_IN) {
             if (d > 1)
                 inside_binary(&v, i, j, acc, warp, nw, lane);
