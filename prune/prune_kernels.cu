@@ -286,13 +286,14 @@ __device__ static inline int take_group(const lview *v, int nw, int lane)
 
 /* For each parent P that want(P) accepts, each of its binary rules r (an index into the
  * by-parent rule list) and each split point k of (i, j) where both of r's children are
- * allowed (the bit sets: left child over (i, k), right child over (k, j)): body(r, k, t0,
- * step), as FOR_ITEMS runs it. The rules are taken 32 at a time, a lane each; warp w takes
- * group w first, then whichever group is next when it is done (take_group), so that a warp
- * with a long group does not hold up the others; a lane's (rule, split) with more than
- * SMALL terms is taken by the whole warp. Uses i, j, v, g, warp, nw and lane from the
- * caller. */
-#define FOR_PAIRS(want, body)                                                                \
+ * allowed (the bit sets: left child over (i, k), right child over (k, j)): its terms. The
+ * rules are taken 32 at a time, a lane each; warp w takes group w first, then whichever
+ * group is next when it is done (take_group), so that a warp with a long group does not
+ * hold up the others. A (rule, split) with more than SMALL terms is taken by the whole
+ * warp, body(r, k, lane, 32) (its lanes over the terms); the terms of the others are laid
+ * end to end, lane by lane and split by split, and the warp's lanes take them 32 at a
+ * time, term(r, k, t) for term t. Uses i, j, v, g, warp, nw and lane from the caller. */
+#define FOR_PAIRS(want, body, term)                                                          \
     for (int x_ = 0, c_ = 0, mine_ = warp; x_ < v->ncl; x_++) {                              \
         int P_ = v->cl[x_];                                                                  \
         if (!(want(P_)))                                                                     \
@@ -310,21 +311,32 @@ __device__ static inline int take_group(const lview *v, int nw, int lane)
             }                                                                                \
             for (int w_ = (i + 1) >> 6; w_ <= (j - 1) >> 6; w_++) {                          \
                 unsigned long long m_ = lb_ ? lb_[w_] & rb_[w_] & span_word(i, j, w_) : 0;   \
-                while (__any_sync(FULL, m_ != 0)) {                                          \
-                    int k_ = -1, big_ = 0;                                                   \
-                    if (m_) {                                                                \
-                        k_ = 64 * w_ + __ffsll((long long)m_) - 1;                           \
-                        m_ &= m_ - 1;                                                        \
-                        if (terms_ > SMALL)                                                  \
-                            big_ = 1;                                                        \
-                        else                                                                 \
-                            body(r_, k_, 0, 1);                                              \
-                    }                                                                        \
-                    for (unsigned b_ = __ballot_sync(FULL, big_); b_; b_ &= b_ - 1) {        \
-                        int src_ = __ffs(b_) - 1;                                            \
-                        int rw_ = __shfl_sync(FULL, r_, src_);                               \
-                        int kw_ = __shfl_sync(FULL, k_, src_);                               \
-                        body(rw_, kw_, lane, 32);                                            \
+                unsigned b_ = __ballot_sync(FULL, m_ != 0 && terms_ > SMALL);                \
+                for (; b_; b_ &= b_ - 1) {                                                   \
+                    int src_ = __ffs(b_) - 1, rw_ = __shfl_sync(FULL, r_, src_);             \
+                    for (unsigned long long mw_ = __shfl_sync(FULL, m_, src_); mw_;          \
+                         mw_ &= mw_ - 1)                                                     \
+                        body(rw_, 64 * w_ + __ffsll((long long)mw_) - 1, lane, 32);          \
+                }                                                                            \
+                int n_ = terms_ <= SMALL ? __popcll(m_) * terms_ : 0, end_ = n_;             \
+                for (int o_ = 1; o_ < 32; o_ <<= 1) {                                        \
+                    int y_ = __shfl_up_sync(FULL, end_, o_);                                 \
+                    if (lane >= o_)                                                          \
+                        end_ += y_;                                                          \
+                }                                                                            \
+                int all_ = __shfl_sync(FULL, end_, 31);                                      \
+                for (int t0_ = 0; t0_ < all_; t0_ += 32) {                                   \
+                    int q_ = t0_ + lane, src_ = 0;                                           \
+                    for (int s_ = 16; s_; s_ >>= 1)                                          \
+                        if (__shfl_sync(FULL, end_, src_ + s_ - 1) <= q_)                    \
+                            src_ += s_;                                                      \
+                    int at_ = q_ - __shfl_sync(FULL, end_ - n_, src_);                       \
+                    int ts_ = __shfl_sync(FULL, terms_, src_), rs_ = __shfl_sync(FULL, r_, src_);\
+                    unsigned long long ms_ = __shfl_sync(FULL, m_, src_);                    \
+                    if (q_ < all_) {                                                         \
+                        for (int z_ = at_ / ts_; z_ > 0; z_--)                               \
+                            ms_ &= ms_ - 1;                                                  \
+                        term(rs_, 64 * w_ + __ffsll((long long)ms_) - 1, at_ % ts_);         \
                     }                                                                        \
                 }                                                                            \
             }                                                                                \
@@ -365,7 +377,21 @@ static __device__ void inside_binary(const lview *v, int i, int j, unsigned long
                 omax(&ap[x], term);                                                          \
         }                                                                                    \
     }
-    FOR_PAIRS(IN_WANT, IN_BODY)
+#define IN_TERM(r, k, t)                                                                     \
+    {                                                                                        \
+        int P = g->bin_parent[r], np = g->nsub[P], row = (t) / np, x = (t) - row * np;       \
+        if (v->csub[g->off[P] + x]) {                                                        \
+            int r0 = g->row_first[r];                                                        \
+            double ls = v->in[at(v, i, k, g->bin_left[r]) + g->row_l[r0 + row]];             \
+            double rs = v->in[at(v, k, j, g->bin_right[r]) + g->row_r[r0 + row]];            \
+            if (ls != NONE && rs != NONE) {                                                  \
+                double sum = g->w[g->w_first[r] + (t)] + ls + rs;                            \
+                if (sum > NONE)                                                              \
+                    omax(&acc[g->off[P] + x], sum);                                          \
+            }                                                                                \
+        }                                                                                    \
+    }
+    FOR_PAIRS(IN_WANT, IN_BODY, IN_TERM)
     __syncthreads();
     FOR_MINE(P) {
         double *cell = v->in + at(v, i, j, P);
@@ -495,16 +521,13 @@ static __device__ void outside_binary(const lview *v, int i, int j, unsigned lon
 #define OUT_BODY(r, k, t0, step)                                                             \
     {                                                                                        \
         int P = g->bin_parent[r], np = g->nsub[P], r0 = g->row_first[r], L = g->bin_left[r]; \
-        int R = g->bin_right[r], whole = (step) > 1;                                         \
+        int R = g->bin_right[r];                                                             \
         const unsigned long long *po = v->out + at(v, i, j, P);                              \
         long long a_l = at(v, i, k, L), a_r = at(v, k, j, R);                                \
         const double *w = g->w + g->w_first[r], *left = v->in + a_l, *right = v->in + a_r;   \
-        unsigned long long *dl = whole ? al : v->out + a_l, *dr = whole ? ar : v->out + a_r; \
-        if (whole) {                                                                         \
-            acc_clear(al, g->nsub[L], lane);                                                 \
-            acc_clear(ar, g->nsub[R], lane);                                                 \
-            __syncwarp();                                                                    \
-        }                                                                                    \
+        acc_clear(al, g->nsub[L], lane);                                                     \
+        acc_clear(ar, g->nsub[R], lane);                                                     \
+        __syncwarp();                                                                        \
         FOR_TERMS(t0, step, (g->row_first[r + 1] - r0) * np, np, row, x) {                   \
             double pox = unordered(po[x]);                                                   \
             if (pox == NONE)                                                                 \
@@ -515,22 +538,37 @@ static __device__ void outside_binary(const lview *v, int i, int j, unsigned lon
                 continue;                                                                    \
             double tl = w[t] + rs + pox, tr = w[t] + ls + pox;                               \
             if (tl > NONE)                                                                   \
-                omax(&dl[l], tl);                                                            \
+                omax(&al[l], tl);                                                            \
             if (tr > NONE)                                                                   \
-                omax(&dr[rr], tr);                                                           \
+                omax(&ar[rr], tr);                                                           \
         }                                                                                    \
-        if (whole) {                                                                         \
-            __syncwarp();                                                                    \
-            for (int l = lane; l < g->nsub[L]; l += 32)                                      \
-                if (al[l] != ordered(NONE))                                                  \
-                    atomicMax(&v->out[a_l + l], al[l]);                                      \
-            for (int x = lane; x < g->nsub[R]; x += 32)                                      \
-                if (ar[x] != ordered(NONE))                                                  \
-                    atomicMax(&v->out[a_r + x], ar[x]);                                      \
-            __syncwarp();                                                                    \
+        __syncwarp();                                                                        \
+        for (int l = lane; l < g->nsub[L]; l += 32)                                          \
+            if (al[l] != ordered(NONE))                                                      \
+                atomicMax(&v->out[a_l + l], al[l]);                                          \
+        for (int x = lane; x < g->nsub[R]; x += 32)                                          \
+            if (ar[x] != ordered(NONE))                                                      \
+                atomicMax(&v->out[a_r + x], ar[x]);                                          \
+        __syncwarp();                                                                        \
+    }
+#define OUT_TERM(r, k, t)                                                                    \
+    {                                                                                        \
+        int P = g->bin_parent[r], np = g->nsub[P], row = (t) / np, x = (t) - row * np;       \
+        double pox = unordered(v->out[at(v, i, j, P) + x]);                                  \
+        if (pox != NONE) {                                                                   \
+            int r0 = g->row_first[r], l = g->row_l[r0 + row], rr = g->row_r[r0 + row];       \
+            long long a_l = at(v, i, k, g->bin_left[r]), a_r = at(v, k, j, g->bin_right[r]); \
+            double ls = v->in[a_l + l], rs = v->in[a_r + rr];                                \
+            if (ls != NONE && rs != NONE) {                                                  \
+                double wt = g->w[g->w_first[r] + (t)], tl = wt + rs + pox, tr = wt + ls + pox;\
+                if (tl > NONE)                                                               \
+                    omax(&v->out[a_l + l], tl);                                              \
+                if (tr > NONE)                                                               \
+                    omax(&v->out[a_r + rr], tr);                                             \
+            }                                                                                \
         }                                                                                    \
     }
-    FOR_PAIRS(OUT_WANT, OUT_BODY)
+    FOR_PAIRS(OUT_WANT, OUT_BODY, OUT_TERM)
 }
 
 /* ---- the block of one sentence ---- */

@@ -13,11 +13,14 @@
  *    term over the warp's split points, into the block's maximum per parent; then one warp
  *    updates the cell's unaries in place in symbol order, as the ref's (and the jar's)
  *    loops do;
- *  - levels >= 1: for each allowed parent, the lanes take its rules and, from bit sets of
- *    the allowed symbols by start and by end, the splits where a rule's children are both
- *    allowed (unaries: its rules), a lane alone a (rule, split) of at most 32 terms, the
- *    whole warp a larger one, lanes over its (row, substate) terms; into the block's exact
- *    maxima in shared memory (the ordered bits of the doubles, an integer atomicMax);
+ *  - levels >= 1: for each allowed parent, the lanes take its rules 32 at a time (the
+ *    block's warps take such groups as they come free) and, from bit sets of the allowed
+ *    symbols by start and by end, the splits where a rule's children are both allowed; the
+ *    terms of the (rule, split) pairs of at most 32 terms are laid end to end and the
+ *    warp's lanes take them 32 at a time, a larger pair is the whole warp's, its lanes over
+ *    its (row, substate) terms (unaries: a lane alone or the warp, the same way); into the
+ *    block's exact maxima in shared memory (the ordered bits of the doubles, an integer
+ *    atomicMax);
  *  - outside binary terms are pushed from a parent into its children with an exact atomic
  *    maximum (outside scores are kept as ordered bits, so it is an integer atomicMax), the
  *    cells of one span length in parallel; everything else is gathered;
