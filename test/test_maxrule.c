@@ -15,9 +15,12 @@
 
 #include "../grammar/grammar.h"
 #include "../decoders/maxrule/maxrule.h"
+#include "../decoders/maxrule/maxrule_internal.h"
+#include "../grammar/lexicon_berkeley.h"
 #include "../parser/parser.h"
 #include "../corpus_tools/sentence.h"
 #include "../util/io.h"
+#include "test_dev.h"
 
 #define GRAMMARS CKY_SHARED "/grammars/"
 #define DATA CKY_SHARED "/data/ptb-sample/"
@@ -207,6 +210,90 @@ Test(maxrule, underflow_takes_the_scaled_passes)
     cr_assert_eq(n, 70);
     free(words);
     tree_free(r.tree);
+    sentence_free(&s);
+    grammar_free(g);
+}
+
+/* The scaled passes that follow an unscaled inside pass whose P(sentence) underflowed run on
+ * the same chart as scaled passes from the start (force_scaled): the same bits. (The unscaled
+ * inside pass leaves its last parent's sums in the chart's scratch; the scaled passes add
+ * into it.) sample-sm3: a grammar with substates, so the scratch holds non-zero sums. */
+Test(maxrule, underflow_scaled_passes_as_from_the_start)
+{
+    grammar *g = load(GRAMMARS "sample-sm3/sample-sm3.gr");
+    sentence s;
+    cr_assert_eq(sentence_from_line(rare_words, strlen(rare_words), &s), CKY_OK);
+    maxrule_options forced = {.force_scaled = 1};
+    maxrule_result a, b;
+    cr_assert_eq(maxrule_parse(g, s.words, s.n, NULL, &a), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(maxrule_parse(g, s.words, s.n, &forced, &b), CKY_OK, "%s", cky_last_error());
+    cr_assert_eq(a.scaled, 1, "log likelihood %g without scaling", a.loglik);
+    cr_assert_eq(b.scaled, 1);
+    cr_assert_not_null(a.tree);
+    cr_assert_not_null(b.tree);
+    cr_assert(memcmp(&a.loglik, &b.loglik, sizeof a.loglik) == 0, "log P %.17g against %.17g",
+              a.loglik, b.loglik);
+    cr_assert(memcmp(&a.score, &b.score, sizeof a.score) == 0, "score %.17g against %.17g",
+              a.score, b.score);
+    char *ta = tree_text(a.tree), *tb = tree_text(b.tree);
+    cr_assert_str_eq(ta, tb);
+    free(ta);
+    free(tb);
+    maxrule_result_clear(&a);
+    maxrule_result_clear(&b);
+    sentence_free(&s);
+    grammar_free(g);
+}
+
+/* The scaled inside chart of s, with the chart's scratch sums set to `dirt` first (what an
+ * unscaled pass before it leaves there); in [cells * nsub] and scales [cells * nsym],
+ * malloc'ed. */
+static void scaled_inside(const grammar *g, const sentence *s, double dirt, double **in,
+                          int **scale, size_t *nin, size_t *nscale)
+{
+    mr_chart *c;
+    cr_assert_eq(mr_chart_take(g, s->n, &c), CKY_OK);
+    for (int i = 0; i < s->n; i++)
+        cr_assert_eq(lexicon_berkeley_score_linear(g, s->words[i], i, 1, NULL,
+                                                   c->lex + (size_t)i * c->nsub),
+                     CKY_OK);
+    for (int x = 0; x < c->maxsub; x++)
+        c->acc[x] = c->acc2[x] = dirt;
+    cr_assert_eq(mr_setup_scaling(c), CKY_OK);
+    mr_inside_scaled(c);
+    *nin = chart_ncells(s->n) * (size_t)c->nsub;
+    *nscale = chart_ncells(s->n) * (size_t)c->nsym;
+    *in = malloc(*nin * sizeof **in);
+    *scale = malloc(*nscale * sizeof **scale);
+    memcpy(*in, c->in, *nin * sizeof **in);
+    memcpy(*scale, c->iscale, *nscale * sizeof **scale);
+    mr_chart_done(c);
+}
+
+/* The scaled passes start from zero sums whatever the scratch holds: the unscaled inside
+ * pass leaves its last parent's sums there, and a P(sentence) that underflows runs the
+ * scaled passes right after it. */
+Test(maxrule, scaled_inside_ignores_the_scratch)
+{
+    grammar *g = load(GRAMMARS "sample-sm3/sample-sm3.gr");
+    sentence s;
+    const char line[] = "The company said it expects to report a loss for the quarter .";
+    cr_assert_eq(sentence_from_line(line, strlen(line), &s), CKY_OK);
+    double *in0, *in1;
+    int *sc0, *sc1;
+    size_t nin, nsc;
+    scaled_inside(g, &s, 0, &in0, &sc0, &nin, &nsc);
+    scaled_inside(g, &s, 0.5, &in1, &sc1, &nin, &nsc);
+    size_t differ = 0;
+    for (size_t x = 0; x < nin; x++)
+        differ += memcmp(&in0[x], &in1[x], sizeof *in0) != 0;
+    for (size_t x = 0; x < nsc; x++)
+        differ += sc0[x] != sc1[x];
+    cr_assert_eq(differ, 0, "%zu of %zu scores and scales differ", differ, nin + nsc);
+    free(in0);
+    free(in1);
+    free(sc0);
+    free(sc1);
     sentence_free(&s);
     grammar_free(g);
 }

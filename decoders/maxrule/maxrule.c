@@ -179,7 +179,8 @@ static void fill_lexical(mr_chart *c)
 }
 
 /* setupScaling + initializeChart(scale = true): a zeroed chart, scales MIN_VALUE except the
- * allowed POS tags over one word (0). */
+ * allowed POS tags over one word (0), and zero sums in the scratch the scaled passes fold
+ * from (acc, acc2: an unscaled inside pass before them leaves its last parent's there). */
 cky_status mr_setup_scaling(mr_chart *c)
 {
     size_t cells = chart_ncells(c->n), sym = (size_t)c->nsym;
@@ -200,6 +201,8 @@ cky_status mr_setup_scaling(mr_chart *c)
         c->logscale[x] = NAN;
     memset(c->in, 0, cells * (size_t)c->nsub * sizeof *c->in);
     memset(c->out, 0, cells * (size_t)c->nsub * sizeof *c->out);
+    memset(c->acc, 0, (size_t)c->maxsub * sizeof *c->acc);
+    memset(c->acc2, 0, (size_t)c->maxsub * sizeof *c->acc2);
     fill_lexical(c);
     for (int i = 0; i < c->n; i++)
         for (int t = 0; t < c->nsym; t++)

@@ -117,7 +117,8 @@ void mr_chart_done(mr_chart *c);
 int mr_chart_kept_is_clean(void);
 
 /* setupScaling + initializeChart(scale = true): scores zeroed, the lexical layer (c->lex)
- * in place, scales MIN_VALUE except the POS tags over one word (0). */
+ * in place, scales MIN_VALUE except the POS tags over one word (0), the scratch sums (acc,
+ * acc2) zeroed whatever a pass before left there. */
 cky_status mr_setup_scaling(mr_chart *c);
 
 /* The tree of the max-c arrays (mr_maxc done) and its score into out (out->tree stays NULL
